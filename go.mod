@@ -1,0 +1,3 @@
+module github.com/actorq/actorq
+
+go 1.26
