@@ -1,0 +1,280 @@
+package actor
+
+import (
+	"hash/maphash"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// op is the kind of a request to the owner goroutine.
+type op uint8
+
+const (
+	opAdd      op = iota // add item now
+	opRetry              // add item now, counting a retry (AddAfter with d <= 0)
+	opAddAfter           // add item at deadline at, counting a retry
+	opDone               // item is finished
+	opLen                // reply with the number of ready items
+)
+
+// request is a message to the owner goroutine. Only opLen expects a reply.
+type request[T comparable] struct {
+	op    op
+	item  T
+	at    int64 // opAddAfter: deadline in nanoseconds since the epoch
+	reply chan<- int
+}
+
+const (
+	// inboxSize is how many requests may be in flight before senders wait
+	// for the owner to take them. It is a hand-over buffer, not storage:
+	// the owner moves requests into its own unbounded state in batches.
+	inboxSize = 512
+	// batchSize bounds one batch of inbox requests, so that consumers and
+	// due timers are served between batches however long the flood.
+	batchSize = 128
+)
+
+// core is what the owner goroutine and the callers share. The channels and
+// the fields set in newCore are read by every caller; s, the timers and
+// draining are touched only by the owner goroutine; rest is written by the
+// owner before it closes out, and read by callers only after they have seen
+// out or done closed.
+type core[T comparable] struct {
+	inbox chan request[T]
+	out   chan T        // unbuffered: an item is processing once received
+	quit  chan struct{} // closed by ShutDown or when the Queue is dropped
+	drain chan struct{} // closed by ShutDownWithDrain
+	done  chan struct{} // closed as the owner goroutine's last act
+
+	quitOnce, drainOnce sync.Once
+	shutting            atomic.Bool
+
+	clock      Clock
+	epoch      time.Time
+	limiter    RateLimiter[T]
+	checkItems bool
+	seed       maphash.Seed
+
+	rest chan T // queued items left at shutdown, closed
+
+	// Owned by the owner goroutine.
+	s        *state[T]
+	m        *metrics[T]
+	timer    Timer
+	timerC   <-chan time.Time
+	armed    bool
+	armedAt  int64
+	mtimer   Timer
+	mtimerC  <-chan time.Time
+	mArmed   bool
+	draining bool
+}
+
+func newCore[T comparable](cfg Config[T]) *core[T] {
+	clock := cfg.Clock
+	if clock == nil {
+		clock = realClock{}
+	}
+	limiter := cfg.RateLimiter
+	if limiter == nil {
+		limiter = defaultLimiter[T]()
+	}
+	m := newMetrics[T](cfg.Name, cfg.MetricsProvider, clock)
+	return &core[T]{
+		inbox:      make(chan request[T], inboxSize),
+		out:        make(chan T),
+		quit:       make(chan struct{}),
+		drain:      make(chan struct{}),
+		done:       make(chan struct{}),
+		clock:      clock,
+		epoch:      clock.Now(),
+		limiter:    limiter,
+		checkItems: mayHoldUnhashable(reflect.TypeFor[T]()),
+		seed:       maphash.MakeSeed(),
+		s:          newState(cfg.Storage, m),
+		m:          m,
+	}
+}
+
+// since returns the queue's clock reading in nanoseconds since its epoch.
+func (c *core[T]) since() int64 { return int64(c.clock.Now().Sub(c.epoch)) }
+
+// send hands r to the owner goroutine. It reports false, without sending,
+// if the owner has ended. The fast path is a plain buffered send; only a
+// full inbox makes it wait, and then only until the owner takes a batch.
+func (c *core[T]) send(r request[T]) bool {
+	select {
+	case c.inbox <- r:
+		return true
+	default:
+	}
+	select {
+	case c.inbox <- r:
+		return true
+	case <-c.done:
+		return false
+	}
+}
+
+// leftover returns the next item queued at shutdown, or shutdown == true.
+// It must be called only after out was seen closed.
+func (c *core[T]) leftover() (item T, shutdown bool) {
+	item, ok := <-c.rest
+	return item, !ok
+}
+
+// abandon ends the owner goroutine of a Queue nobody holds any more. It is
+// run by the runtime's cleanup goroutine and does not wait.
+func (c *core[T]) abandon() {
+	c.shutting.Store(true)
+	c.quitOnce.Do(func() { close(c.quit) })
+}
+
+// loop is the owner goroutine. It offers the head item to consumers, takes
+// requests in batches, wakes for the earliest deadline and for the metrics
+// refresh, and ends on quit, or on drain once nothing is processing.
+func (c *core[T]) loop() {
+	defer c.exit()
+	drain := c.drain
+	for {
+		var out chan T
+		if c.s.stage() {
+			out = c.out
+		}
+		select {
+		case r := <-c.inbox:
+			c.serve(r)
+			c.serveBatch(batchSize)
+		case out <- c.s.head:
+			c.s.handOut()
+		case <-c.timerC:
+			c.armed = false
+			c.s.due(c.since())
+		case <-c.mtimerC:
+			c.mArmed = false
+			c.m.updateUnfinished()
+		case <-drain:
+			drain = nil
+			c.draining = true
+			c.s.dropDelayed()
+		case <-c.quit:
+			// Apply what was sent before ShutDown: its caller's own
+			// earlier calls count.
+			c.serveBatch(inboxSize)
+			return
+		}
+		if c.draining && c.s.nproc == 0 {
+			return
+		}
+		c.arm()
+	}
+}
+
+// serveBatch serves up to n more requests that are already waiting, then
+// makes due items ready, so a flood of requests cannot starve timers.
+func (c *core[T]) serveBatch(n int) {
+	for range n {
+		select {
+		case r := <-c.inbox:
+			c.serve(r)
+		default:
+			c.serveDue()
+			return
+		}
+	}
+	c.serveDue()
+}
+
+// serveDue makes due items ready, if any item is delayed.
+func (c *core[T]) serveDue() {
+	if at, ok := c.s.next(); ok && at <= c.since() {
+		c.s.due(c.since())
+	}
+}
+
+// serve applies one request.
+func (c *core[T]) serve(r request[T]) {
+	switch r.op {
+	case opAdd:
+		c.s.add(r.item)
+	case opRetry:
+		c.m.retry()
+		c.s.add(r.item)
+	case opAddAfter:
+		c.m.retry()
+		if !c.draining {
+			c.s.addAt(r.item, r.at)
+		}
+	case opDone:
+		c.s.done(r.item)
+	case opLen:
+		c.serveDue()
+		r.reply <- c.s.len()
+	}
+}
+
+// arm points the delay timer at the earliest deadline, and the metrics
+// timer at the next refresh if one is due. An idle queue has no timer
+// running: nothing wakes it.
+func (c *core[T]) arm() {
+	for {
+		at, ok := c.s.next()
+		if !ok {
+			if c.armed {
+				c.timer.Stop()
+				c.armed = false
+			}
+			break
+		}
+		if c.armed && c.armedAt <= at {
+			break
+		}
+		now := c.since()
+		if at <= now {
+			c.s.due(now)
+			continue
+		}
+		d := time.Duration(at - now)
+		if c.timer == nil {
+			c.timer = c.clock.NewTimer(d)
+			c.timerC = c.timer.C()
+		} else {
+			c.timer.Reset(d)
+		}
+		c.armed, c.armedAt = true, at
+		break
+	}
+	if !c.mArmed && c.m.wantsTick() {
+		if c.mtimer == nil {
+			c.mtimer = c.clock.NewTimer(updatePeriod)
+			c.mtimerC = c.mtimer.C()
+		} else {
+			c.mtimer.Reset(updatePeriod)
+		}
+		c.mArmed = true
+	}
+}
+
+// exit stops the timers, leaves the queued items to Get, and closes out
+// and done, in that order.
+func (c *core[T]) exit() {
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	if c.mtimer != nil {
+		c.mtimer.Stop()
+	}
+	c.s.dropDelayed()
+	left := c.s.leftovers()
+	rest := make(chan T, len(left))
+	for _, item := range left {
+		rest <- item
+	}
+	close(rest)
+	c.rest = rest
+	close(c.out)
+	close(c.done)
+}

@@ -1,0 +1,211 @@
+package actor
+
+import (
+	"fmt"
+	"testing"
+)
+
+// verify checks the state's invariants; it runs after every step.
+func (s *state[T]) verify(t *testing.T) {
+	t.Helper()
+	var ready, proc, delayed int
+	for item, st := range s.items {
+		switch {
+		case st.f == 0:
+			t.Fatalf("item %v stored with no flag", item)
+		case st.f&fReady != 0 && st.f != fReady:
+			t.Fatalf("item %v: ready combined with flags %04b", item, st.f)
+		case st.f&fDirty != 0 && st.f&fProcessing == 0:
+			t.Fatalf("item %v dirty but not processing", item)
+		case st.f&fDirty != 0 && st.f&fDelayed != 0:
+			t.Fatalf("item %v dirty and delayed", item)
+		}
+		if st.f&fReady != 0 {
+			ready++
+		}
+		if st.f&fProcessing != 0 {
+			proc++
+		}
+		if st.f&fDelayed != 0 {
+			delayed++
+		}
+	}
+	if got := s.len(); got != ready {
+		t.Fatalf("len() = %d; %d items flagged ready", got, ready)
+	}
+	if s.nproc != proc {
+		t.Fatalf("nproc = %d; %d items flagged processing", s.nproc, proc)
+	}
+	if s.delayed != delayed {
+		t.Fatalf("delayed = %d; %d items flagged delayed", s.delayed, delayed)
+	}
+	live := 0
+	for i, e := range s.delay.e {
+		if i > 0 && s.delay.less(i, (i-1)/2) {
+			t.Fatalf("heap order broken at %d", i)
+		}
+		if st := s.items[e.item]; st.f&fDelayed != 0 && st.at == e.at {
+			live++
+		}
+	}
+	if live < delayed {
+		t.Fatalf("%d live heap entries for %d delayed items", live, delayed)
+	}
+}
+
+func TestStateTransitions(t *testing.T) {
+	s := newState[string](nil, nil)
+	step := func(name string, f func()) {
+		t.Helper()
+		f()
+		s.verify(t)
+	}
+	step("add a", func() { s.add("a") })
+	step("add a again", func() { s.add("a") })
+	step("add b", func() { s.add("b") })
+	if got := s.len(); got != 2 {
+		t.Fatalf("len() = %d; want 2", got)
+	}
+	step("stage", func() { s.stage() })
+	if got := s.handOut(); got != "a" {
+		t.Fatalf("handOut() = %q; want a", got)
+	}
+	s.verify(t)
+	step("re-add a while processing", func() { s.add("a") })
+	if got := s.items["a"].f; got != fProcessing|fDirty {
+		t.Fatalf("flags(a) = %04b; want processing|dirty", got)
+	}
+	if got := s.len(); got != 1 {
+		t.Fatalf("len() = %d; want 1 (a must wait for Done)", got)
+	}
+	if s.done("c") {
+		t.Fatalf("done(c) = true for an unknown item")
+	}
+	if s.done("b") {
+		t.Fatalf("done(b) = true for a ready item")
+	}
+	step("done a", func() { s.done("a") })
+	if got := s.len(); got != 2 {
+		t.Fatalf("len() after done(a) = %d; want 2", got)
+	}
+	step("delay d at 100", func() { s.addAt("d", 100) })
+	step("lengthen d to 200", func() { s.addAt("d", 200) })
+	if got := s.items["d"].at; got != 100 {
+		t.Fatalf("deadline(d) = %d; want 100", got)
+	}
+	step("shorten d to 50", func() { s.addAt("d", 50) })
+	step("due at 49", func() { s.due(49) })
+	if got := s.len(); got != 2 {
+		t.Fatalf("len() at 49 = %d; want 2", got)
+	}
+	step("due at 50", func() { s.due(50) })
+	if got := s.len(); got != 3 {
+		t.Fatalf("len() at 50 = %d; want 3", got)
+	}
+	step("stale entry surfaces", func() { s.due(100) })
+	if got := s.delay.len(); got != 0 {
+		t.Fatalf("heap holds %d entries; want 0", got)
+	}
+	got := s.leftovers()
+	if want := []string{"b", "a", "d"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("leftovers() = %v; want %v", got, want)
+	}
+}
+
+func TestStateAddSupersedesDelay(t *testing.T) {
+	s := newState[int](nil, nil)
+	s.addAt(1, 100)
+	s.add(1)
+	s.verify(t)
+	if s.delayed != 0 || s.stale != 1 {
+		t.Fatalf("delayed, stale = %d, %d; want 0, 1", s.delayed, s.stale)
+	}
+	s.stage()
+	s.handOut()
+	s.done(1)
+	s.addAt(1, 300) // a new delay of the same item
+	s.due(100)      // the superseded entry surfaces: it must not fire
+	s.verify(t)
+	if got := s.len(); got != 0 {
+		t.Fatalf("len() at 100 = %d; want 0", got)
+	}
+	s.due(300)
+	if got := s.len(); got != 1 {
+		t.Fatalf("len() at 300 = %d; want 1", got)
+	}
+}
+
+func TestStateDelayWhileProcessing(t *testing.T) {
+	s := newState[int](nil, nil)
+	s.add(1)
+	s.stage()
+	s.handOut()
+	s.addAt(1, 10)
+	s.verify(t)
+	s.due(10) // deadline reached while processing: runs again after Done
+	s.verify(t)
+	if got := s.items[1].f; got != fProcessing|fDirty {
+		t.Fatalf("flags = %04b; want processing|dirty", got)
+	}
+	s.done(1)
+	s.verify(t)
+	if got := s.len(); got != 1 {
+		t.Fatalf("len() = %d; want 1", got)
+	}
+}
+
+func TestStaleCompaction(t *testing.T) {
+	s := newState[int](nil, nil)
+	for i := range 1000 {
+		s.addAt(i, int64(1e9+i))
+		s.add(i) // supersedes the delay: the entry goes stale
+		s.verify(t)
+	}
+	if n := s.delay.len(); n > 2*64+1 {
+		t.Fatalf("heap holds %d entries for 0 delayed items; want compaction", n)
+	}
+}
+
+func TestMapShrinksAfterBurst(t *testing.T) {
+	s := newState[int](nil, nil)
+	for i := range 100_000 {
+		s.add(i)
+	}
+	for s.stage() {
+		s.done(s.handOut())
+	}
+	s.verify(t)
+	if s.peak > shrinkFloor {
+		t.Fatalf("peak = %d after draining; want the map rebuilt", s.peak)
+	}
+	r := s.store.(*ring[int])
+	if len(r.buf) > minRing {
+		t.Fatalf("ring capacity = %d after draining; want %d", len(r.buf), minRing)
+	}
+}
+
+func TestRing(t *testing.T) {
+	var r ring[int]
+	next, want := 0, 0
+	for round := range 5 {
+		for range 100 * (round + 1) {
+			r.Push(next)
+			next++
+		}
+		for range 70 * (round + 1) {
+			if got := r.Pop(); got != want {
+				t.Fatalf("Pop() = %d; want %d", got, want)
+			}
+			want++
+		}
+	}
+	for r.Len() > 0 {
+		if got := r.Pop(); got != want {
+			t.Fatalf("Pop() = %d; want %d", got, want)
+		}
+		want++
+	}
+	if want != next {
+		t.Fatalf("popped %d items; pushed %d", want, next)
+	}
+}
