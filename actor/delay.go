@@ -32,10 +32,13 @@ func (h *delayHeap[T]) less(i, j int) bool {
 	return a.at < b.at || a.at == b.at && a.seq < b.seq
 }
 
-func (h *delayHeap[T]) push(item T, at int64) {
+// push adds an entry and returns the low bits of its sequence number,
+// which the item's state keeps to recognise its live entry.
+func (h *delayHeap[T]) push(item T, at int64) uint32 {
 	h.seq++
 	h.e = append(h.e, delayEntry[T]{at: at, seq: h.seq, item: item})
 	h.up(len(h.e) - 1)
+	return uint32(h.seq)
 }
 
 // pop removes the earliest entry. The heap must not be empty.

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/actorq/actorq/ratelimit"
 )
 
 // op is the kind of a request to the owner goroutine.
@@ -80,7 +82,7 @@ func newCore[T comparable](cfg Config[T]) *core[T] {
 	}
 	limiter := cfg.RateLimiter
 	if limiter == nil {
-		limiter = defaultLimiter[T]()
+		limiter = ratelimit.DefaultController[T]()
 	}
 	m := newMetrics[T](cfg.Name, cfg.MetricsProvider, clock)
 	return &core[T]{

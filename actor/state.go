@@ -13,8 +13,9 @@ const (
 
 // meta is an item's entry in the single map from item to state.
 type meta struct {
-	at int64 // deadline while fDelayed, in nanoseconds since the epoch
-	f  flags
+	at  int64  // deadline while fDelayed, in nanoseconds since the epoch
+	seq uint32 // while fDelayed: the low bits of the live heap entry's seq
+	f   flags
 }
 
 // shrinkFloor is the map size below which the map is never rebuilt.
@@ -117,7 +118,7 @@ func (s *state[T]) addAt(item T, at int64) {
 	}
 	st.f |= fDelayed
 	st.at = at
-	s.delay.push(item, at)
+	st.seq = s.delay.push(item, at)
 	s.put(item, st)
 	s.compactDelay()
 }
@@ -162,7 +163,7 @@ func (s *state[T]) due(now int64) {
 	for s.delay.len() > 0 && s.delay.top().at <= now {
 		e := s.delay.pop()
 		st := s.items[e.item]
-		if st.f&fDelayed == 0 || st.at != e.at {
+		if !isLive(st, &e) {
 			s.stale = max(s.stale-1, 0)
 			continue
 		}
@@ -186,9 +187,10 @@ func (s *state[T]) next() (at int64, ok bool) {
 // dropDelayed forgets every pending delay, as a queue does when it starts
 // shutting down.
 func (s *state[T]) dropDelayed() {
-	for _, e := range s.delay.e {
-		st, ok := s.items[e.item]
-		if !ok || st.f&fDelayed == 0 {
+	for i := range s.delay.e {
+		e := &s.delay.e[i]
+		st := s.items[e.item]
+		if !isLive(st, e) {
 			continue
 		}
 		st.f &^= fDelayed
@@ -245,9 +247,12 @@ func (s *state[T]) compactDelay() {
 	if s.stale <= 64 || s.stale <= s.delayed {
 		return
 	}
-	s.delay.filter(func(e *delayEntry[T]) bool {
-		st := s.items[e.item]
-		return st.f&fDelayed != 0 && st.at == e.at
-	})
+	s.delay.filter(func(e *delayEntry[T]) bool { return isLive(s.items[e.item], e) })
 	s.stale = 0
+}
+
+// isLive reports whether heap entry e is the delay st refers to, rather
+// than a superseded one.
+func isLive[T comparable](st meta, e *delayEntry[T]) bool {
+	return st.f&fDelayed != 0 && st.at == e.at && st.seq == uint32(e.seq)
 }

@@ -44,11 +44,11 @@ func (s *state[T]) verify(t *testing.T) {
 		if i > 0 && s.delay.less(i, (i-1)/2) {
 			t.Fatalf("heap order broken at %d", i)
 		}
-		if st := s.items[e.item]; st.f&fDelayed != 0 && st.at == e.at {
+		if isLive(s.items[e.item], &e) {
 			live++
 		}
 	}
-	if live < delayed {
+	if live != delayed {
 		t.Fatalf("%d live heap entries for %d delayed items", live, delayed)
 	}
 }
