@@ -26,7 +26,7 @@ func TestStress(t *testing.T) {
 
 	q := actor.New(actor.Config[int]{})
 	var (
-		clock     atomic.Int64   // orders adds and processing starts
+		clock     atomic.Int64 // orders adds and processing starts
 		lastAdd   [keys]atomic.Int64
 		lastStart [keys]atomic.Int64
 		held      [keys]atomic.Bool
