@@ -133,8 +133,16 @@ func FuzzQueue(f *testing.F) {
 					synctest.Wait()
 					m.advance(time.Since(start))
 				case 5:
-					if got, want := q.NumRequeues(k), 0; got != want {
-						t.Fatalf("NumRequeues(%d) = %d; want %d", k, got, want)
+					if len(m.ready) == 0 {
+						continue
+					}
+					var want []int
+					for range min(arg%3+1, len(m.ready)) {
+						want = append(want, m.get())
+					}
+					got, shutdown := q.GetBatch(make([]int, 0, arg%3+1))
+					if shutdown || !slices.Equal(got, want) {
+						t.Fatalf("op %d: GetBatch() = %v, %v; want %v, false", i/2, got, shutdown, want)
 					}
 				}
 				if got, want := q.Len(), len(m.ready); got != want {

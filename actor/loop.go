@@ -19,14 +19,26 @@ const (
 	opAddAfter           // add item at deadline at, counting a retry
 	opDone               // item is finished
 	opLen                // reply with the number of ready items
+	opBatch              // hand out a batch of ready items
 )
 
-// request is a message to the owner goroutine. Only opLen expects a reply.
+// request is a message to the owner goroutine. Only opLen and opBatch
+// expect a reply.
 type request[T comparable] struct {
 	op    op
 	item  T
 	at    int64 // opAddAfter: deadline in nanoseconds since the epoch
 	reply chan<- int
+	batch *batch[T]
+}
+
+// batch is a GetBatch call waiting for items. The owner appends up to
+// cap(items) ready items, marks them processing, and sends on ready; or it
+// sends with shutdown set when it ends first.
+type batch[T comparable] struct {
+	items    []T
+	shutdown bool
+	ready    chan struct{} // capacity 1
 }
 
 const (
@@ -73,6 +85,9 @@ type core[T comparable] struct {
 	mtimerC  <-chan time.Time
 	mArmed   bool
 	draining bool
+	waiting  []*batch[T] // GetBatch calls waiting for an item, oldest first
+
+	batches sync.Pool // of *batch[T], reused by GetBatch callers
 }
 
 func newCore[T comparable](cfg Config[T]) *core[T] {
@@ -138,35 +153,43 @@ func (c *core[T]) abandon() {
 // loop is the owner goroutine. It offers the head item to consumers, takes
 // requests in batches, wakes for the earliest deadline and for the metrics
 // refresh, and ends on quit, or on drain once nothing is processing.
+//
+// While there is work it does not block: it hands items to consumers that
+// are already waiting and takes requests that are already sent, with
+// non-blocking channel operations, which cost a fraction of a select. Only
+// when neither makes progress does it block in the full select.
 func (c *core[T]) loop() {
 	defer c.exit()
 	drain := c.drain
 	for {
-		var out chan T
-		if c.s.stage() {
-			out = c.out
-		}
-		select {
-		case r := <-c.inbox:
-			c.serve(r)
-			c.serveBatch(batchSize)
-		case out <- c.s.head:
-			c.s.handOut()
-		case <-c.timerC:
-			c.armed = false
-			c.s.due(c.since())
-		case <-c.mtimerC:
-			c.mArmed = false
-			c.m.updateUnfinished()
-		case <-drain:
-			drain = nil
-			c.draining = true
-			c.s.dropDelayed()
-		case <-c.quit:
-			// Apply what was sent before ShutDown: its caller's own
-			// earlier calls count.
-			c.serveBatch(inboxSize)
-			return
+		if c.handOutWaiting()+c.serveBatch(batchSize) > 0 {
+			if c.shutting.Load() || c.m != nil {
+				if c.poll(&drain) {
+					return
+				}
+			}
+		} else {
+			var out chan T
+			if c.s.stage() {
+				out = c.out
+			}
+			select {
+			case r := <-c.inbox:
+				c.serve(r)
+			case out <- c.s.head:
+				c.s.handOut()
+			case <-c.timerC:
+				c.armed = false
+				c.s.due(c.since())
+			case <-c.mtimerC:
+				c.mArmed = false
+				c.m.updateUnfinished()
+			case <-drain:
+				c.startDrain(&drain)
+			case <-c.quit:
+				c.serveBatch(inboxSize)
+				return
+			}
 		}
 		if c.draining && c.s.nproc == 0 {
 			return
@@ -175,19 +198,84 @@ func (c *core[T]) loop() {
 	}
 }
 
-// serveBatch serves up to n more requests that are already waiting, then
-// makes due items ready, so a flood of requests cannot starve timers.
-func (c *core[T]) serveBatch(n int) {
-	for range n {
+// poll serves the control channels without blocking, for a loop that is too
+// busy to reach its select. It reports whether the loop must end.
+func (c *core[T]) poll(drain *chan struct{}) (quit bool) {
+	select {
+	case <-c.quit:
+		// Apply what was sent before ShutDown: its caller's own earlier
+		// calls count.
+		c.serveBatch(inboxSize)
+		return true
+	case <-*drain:
+		c.startDrain(drain)
+	case <-c.mtimerC:
+		c.mArmed = false
+		c.m.updateUnfinished()
+	default:
+	}
+	return false
+}
+
+// startDrain begins ShutDownWithDrain: adds and delays are dropped from now
+// on, and the loop ends once nothing is processing.
+func (c *core[T]) startDrain(drain *chan struct{}) {
+	*drain = nil
+	c.draining = true
+	c.s.dropDelayed()
+}
+
+// handOutWaiting hands ready items to consumers already waiting to
+// receive, and returns how many it handed out.
+func (c *core[T]) handOutWaiting() int {
+	n := c.fillBatches()
+	for c.s.stage() {
+		select {
+		case c.out <- c.s.head:
+			c.s.handOut()
+			n++
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+// fillBatches gives ready items to waiting GetBatch calls, oldest call
+// first, each as many as it asked for, and returns how many it handed out.
+func (c *core[T]) fillBatches() int {
+	n := 0
+	for len(c.waiting) > 0 && c.s.stage() {
+		b := c.waiting[0]
+		for len(b.items) < cap(b.items) && c.s.stage() {
+			b.items = append(b.items, c.s.handOut())
+			n++
+		}
+		c.waiting[0] = nil
+		c.waiting = c.waiting[1:]
+		b.ready <- struct{}{}
+	}
+	if len(c.waiting) == 0 {
+		c.waiting = nil
+	}
+	return n
+}
+
+// serveBatch serves up to n requests that are already waiting, then makes
+// due items ready, so a flood of requests cannot starve timers. It returns
+// how many requests it served.
+func (c *core[T]) serveBatch(n int) int {
+	for i := range n {
 		select {
 		case r := <-c.inbox:
 			c.serve(r)
 		default:
 			c.serveDue()
-			return
+			return i
 		}
 	}
 	c.serveDue()
+	return n
 }
 
 // serveDue makes due items ready, if any item is delayed.
@@ -215,6 +303,8 @@ func (c *core[T]) serve(r request[T]) {
 	case opLen:
 		c.serveDue()
 		r.reply <- c.s.len()
+	case opBatch:
+		c.waiting = append(c.waiting, r.batch)
 	}
 }
 
@@ -277,6 +367,10 @@ func (c *core[T]) exit() {
 	}
 	close(rest)
 	c.rest = rest
+	for _, b := range c.waiting {
+		b.shutdown = true
+		b.ready <- struct{}{}
+	}
 	close(c.out)
 	close(c.done)
 }

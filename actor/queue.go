@@ -122,6 +122,55 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 	return q.c.leftover()
 }
 
+// GetBatch is like [Queue.Get] but hands out up to cap(buf) ready items in
+// one exchange with the owner goroutine, which is much cheaper per item
+// than one Get each when many items are ready. It blocks until at least one
+// item is ready or the queue is shut down and empty. The items are
+// appended to buf[:0] (a buf with no capacity counts as capacity 1) and are
+// all processing, exactly as if taken by Get one by one: the caller must
+// call [Queue.Done] with each. Reusing buf across calls makes GetBatch
+// allocation-free. After ShutDown it returns the items still queued, then
+// shutdown == true with no items.
+func (q *Queue[T]) GetBatch(buf []T) (items []T, shutdown bool) {
+	c := q.c
+	if cap(buf) == 0 {
+		buf = make([]T, 0, 1)
+	}
+	b, _ := c.batches.Get().(*batch[T])
+	if b == nil {
+		b = &batch[T]{ready: make(chan struct{}, 1)}
+	}
+	b.items, b.shutdown = buf[:0], false
+	if c.send(request[T]{op: opBatch, batch: b}) {
+		select {
+		case <-b.ready:
+		case <-c.done:
+			select {
+			case <-b.ready: // answered before the owner ended
+			default:
+				b.shutdown = true // never served
+			}
+		}
+	} else {
+		b.shutdown = true
+	}
+	items, shutdown = b.items, b.shutdown
+	b.items = nil
+	c.batches.Put(b)
+	if !shutdown {
+		return items, false
+	}
+	// The owner has ended: take leftovers, as Get does.
+	for len(items) < cap(items) {
+		item, ok := <-c.rest
+		if !ok {
+			break
+		}
+		items = append(items, item)
+	}
+	return items, len(items) == 0
+}
+
 // GetContext is like [Queue.Get] but returns ctx.Err() if ctx ends first,
 // and [ErrShutDown] instead of shutdown == true. An item is never lost or
 // left processing because the context ended: it stays queued for the next

@@ -289,6 +289,63 @@ func TestRules(t *testing.T) {
 			get(t, q, "a")
 			wantShutdown(t, q)
 		}},
+		{"GetBatch hands out up to cap(buf) items, all processing", func(t *testing.T, q *actor.Queue[string]) {
+			for _, s := range []string{"a", "b", "c"} {
+				q.Add(s)
+			}
+			buf := make([]string, 0, 2)
+			items, shutdown := q.GetBatch(buf)
+			if shutdown || fmt.Sprint(items) != "[a b]" {
+				t.Fatalf("GetBatch() = %v, %v; want [a b], false", items, shutdown)
+			}
+			q.Add("a") // processing: waits for Done
+			wantLen(t, q, 1)
+			items, _ = q.GetBatch(items)
+			if fmt.Sprint(items) != "[c]" {
+				t.Fatalf("GetBatch() = %v; want [c]", items)
+			}
+			got := make(chan []string, 1)
+			go func() {
+				items, _ := q.GetBatch(make([]string, 0, 4))
+				got <- items
+			}()
+			synctest.Wait()
+			select {
+			case items := <-got:
+				t.Fatalf("GetBatch() = %v with nothing ready; want it to block", items)
+			default:
+			}
+			q.Done("a")
+			if items := <-got; fmt.Sprint(items) != "[a]" {
+				t.Fatalf("GetBatch() = %v; want [a]", items)
+			}
+			q.Add("d")
+			q.Add("e")
+			q.ShutDown()
+			items, shutdown = q.GetBatch(nil)
+			if shutdown || fmt.Sprint(items) != "[d]" {
+				t.Fatalf("GetBatch(nil) after ShutDown = %v, %v; want [d], false", items, shutdown)
+			}
+			items, shutdown = q.GetBatch(make([]string, 0, 8))
+			if shutdown || fmt.Sprint(items) != "[e]" {
+				t.Fatalf("GetBatch() after ShutDown = %v, %v; want [e], false", items, shutdown)
+			}
+			if items, shutdown = q.GetBatch(items); !shutdown || len(items) != 0 {
+				t.Fatalf("GetBatch() when empty after ShutDown = %v, %v; want [], true", items, shutdown)
+			}
+		}},
+		{"ShutDown releases a blocked GetBatch", func(t *testing.T, q *actor.Queue[string]) {
+			res := make(chan bool, 1)
+			go func() {
+				_, shutdown := q.GetBatch(nil)
+				res <- shutdown
+			}()
+			synctest.Wait()
+			q.ShutDown()
+			if !<-res {
+				t.Fatal("GetBatch() did not report shutdown")
+			}
+		}},
 		{"Get blocks until an item is added", func(t *testing.T, q *actor.Queue[string]) {
 			got := make(chan string, 1)
 			go func() {

@@ -34,23 +34,38 @@ func TestStress(t *testing.T) {
 		doubles   atomic.Int64
 	)
 	var consumersWG sync.WaitGroup
-	for range consumers {
+	handle := func(k int) {
+		lastStart[k].Store(clock.Add(1))
+		if !held[k].CompareAndSwap(false, true) {
+			doubles.Add(1)
+		}
+		processed.Add(1)
+		if k%7 == 0 {
+			time.Sleep(time.Microsecond)
+		}
+		held[k].Store(false)
+		q.Done(k)
+	}
+	for c := range consumers {
 		consumersWG.Go(func() {
+			if c%2 == 1 { // half the consumers take batches
+				buf := make([]int, 0, c%5+1)
+				for {
+					items, shutdown := q.GetBatch(buf)
+					if shutdown {
+						return
+					}
+					for _, k := range items {
+						handle(k)
+					}
+				}
+			}
 			for {
 				k, shutdown := q.Get()
 				if shutdown {
 					return
 				}
-				lastStart[k].Store(clock.Add(1))
-				if !held[k].CompareAndSwap(false, true) {
-					doubles.Add(1)
-				}
-				processed.Add(1)
-				if k%7 == 0 {
-					time.Sleep(time.Microsecond)
-				}
-				held[k].Store(false)
-				q.Done(k)
+				handle(k)
 			}
 		})
 	}
