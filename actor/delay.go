@@ -6,8 +6,8 @@ package actor
 //
 // Entries are never removed from the middle. When an item's delay is
 // superseded (an immediate Add, or a shorter AddAfter), the old entry stays
-// and is recognised as stale when it surfaces: the item's state no longer
-// says "delayed at this deadline". This keeps the heap free of an index map
+// and is recognised as stale when it surfaces: the item's live delay no
+// longer has this entry's sequence number. This keeps the heap free of an index map
 // that every swap would have to update. The state counts stale entries and
 // compacts the heap when they outnumber the live ones, so memory stays
 // bounded by the live delayed items.
@@ -32,13 +32,13 @@ func (h *delayHeap[T]) less(i, j int) bool {
 	return a.at < b.at || a.at == b.at && a.seq < b.seq
 }
 
-// push adds an entry and returns the low bits of its sequence number,
-// which the item's state keeps to recognise its live entry.
-func (h *delayHeap[T]) push(item T, at int64) uint32 {
+// push adds an entry and returns its sequence number, which the state
+// keeps to recognise the item's live entry.
+func (h *delayHeap[T]) push(item T, at int64) uint64 {
 	h.seq++
 	h.e = append(h.e, delayEntry[T]{at: at, seq: h.seq, item: item})
 	h.up(len(h.e) - 1)
-	return uint32(h.seq)
+	return h.seq
 }
 
 // pop removes the earliest entry. The heap must not be empty.

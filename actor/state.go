@@ -8,14 +8,14 @@ const (
 	fReady      flags = 1 << iota // stored (or staged) to be handed out
 	fProcessing                   // handed out, Done not yet called
 	fDirty                        // added again while processing: runs again after Done
-	fDelayed                      // waiting in the delay heap until meta.at
+	fDelayed                      // waiting in the delay heap; see state.delays
 )
 
-// meta is an item's entry in the single map from item to state.
-type meta struct {
-	at  int64  // deadline while fDelayed, in nanoseconds since the epoch
-	seq uint32 // while fDelayed: the low bits of the live heap entry's seq
-	f   flags
+// delay is the live delay of an item: its deadline, in nanoseconds since the
+// queue's epoch, and the sequence number of its heap entry.
+type delay struct {
+	at  int64
+	seq uint64
 }
 
 // shrinkFloor is the map size below which the map is never rebuilt.
@@ -24,22 +24,24 @@ const shrinkFloor = 1024
 // state is everything a queue knows, as plain methods with no goroutines and
 // no channels. Only the owner goroutine touches it.
 //
-// One map holds every item the queue knows: ready, processing, dirty and
-// delayed alike, so one lookup answers any question and de-duplication
-// spans all of them. The ready items wait in store, in hand-out order; the
+// One map holds the flags of every item the queue knows: ready, processing,
+// dirty and delayed alike, so one lookup answers any question and
+// de-duplication spans all of them. Its values are one byte, which keeps the
+// map small for a million queued items; the deadlines of delayed items are
+// in a second map that only they pay for. The ready items wait in store, in hand-out order; the
 // oldest is popped early into head ("staged") so the owner can offer it on
 // its output channel.
 type state[T comparable] struct {
-	items map[T]meta
+	items map[T]flags
 	peak  int // largest len(items) since the map was last rebuilt
 
 	store  Storage[T]
 	head   T
 	staged bool
 
-	delay   delayHeap[T]
-	delayed int // live entries in delay (items with fDelayed)
-	stale   int // superseded entries still in delay
+	delay  delayHeap[T]
+	delays map[T]delay // the live delay of each item with fDelayed
+	stale  int         // superseded entries still in the heap
 
 	nproc int // items with fProcessing
 
@@ -50,7 +52,7 @@ func newState[T comparable](store Storage[T], m *metrics[T]) *state[T] {
 	if store == nil {
 		store = new(ring[T])
 	}
-	return &state[T]{items: make(map[T]meta), store: store, m: m}
+	return &state[T]{items: make(map[T]flags), delays: make(map[T]delay), store: store, m: m}
 }
 
 // len is the number of items ready to be handed out.
@@ -73,53 +75,51 @@ func (s *state[T]) stage() bool {
 // add makes item ready now, or marks it to run again after Done if it is
 // processing. A duplicate costs one lookup; a pending delay is superseded.
 func (s *state[T]) add(item T) {
-	st := s.items[item]
+	f := s.items[item]
 	switch {
-	case st.f&fReady != 0:
+	case f&fReady != 0:
 		if !s.staged || s.head != item {
 			s.store.Touch(item)
 		}
 		return
-	case st.f&fDirty != 0:
+	case f&fDirty != 0:
 		return
-	case st.f&fDelayed != 0:
-		st.f &^= fDelayed
-		s.delayed--
+	case f&fDelayed != 0:
+		f &^= fDelayed
+		delete(s.delays, item)
 		s.stale++
-		s.m.setDelayed(s.delayed)
+		s.m.setDelayed(len(s.delays))
 	}
 	s.m.add(item)
-	if st.f&fProcessing != 0 {
-		st.f |= fDirty
+	if f&fProcessing != 0 {
+		f |= fDirty
 	} else {
-		st.f |= fReady
+		f |= fReady
 		s.store.Push(item)
 	}
-	s.put(item, st)
+	s.put(item, f)
 	s.compactDelay()
 }
 
 // addAt makes item ready at deadline at, unless it is already waiting to
 // run sooner: ready, dirty, or delayed to an earlier or equal deadline.
-// at must be in the future; the caller turns due deadlines into add.
+// Deadlines already due are made ready by the caller's next due call.
 func (s *state[T]) addAt(item T, at int64) {
-	st := s.items[item]
+	f := s.items[item]
 	switch {
-	case st.f&(fReady|fDirty) != 0:
+	case f&(fReady|fDirty) != 0:
 		return
-	case st.f&fDelayed != 0:
-		if at >= st.at {
+	case f&fDelayed != 0:
+		if at >= s.delays[item].at {
 			return
 		}
 		s.stale++ // the later entry stays in the heap until it surfaces
-	default:
-		s.delayed++
-		s.m.setDelayed(s.delayed)
 	}
-	st.f |= fDelayed
-	st.at = at
-	st.seq = s.delay.push(item, at)
-	s.put(item, st)
+	s.delays[item] = delay{at: at, seq: s.delay.push(item, at)}
+	if f&fDelayed == 0 {
+		s.put(item, f|fDelayed)
+		s.m.setDelayed(len(s.delays))
+	}
 	s.compactDelay()
 }
 
@@ -129,7 +129,7 @@ func (s *state[T]) handOut() T {
 	item := s.head
 	var zero T
 	s.head, s.staged = zero, false
-	s.items[item] = meta{f: fProcessing} // a ready item has no other flag
+	s.items[item] = fProcessing // a ready item has no other flag
 	s.nproc++
 	s.m.get(item)
 	return item
@@ -139,21 +139,21 @@ func (s *state[T]) handOut() T {
 // it becomes ready. Done of an item that is not processing does nothing and
 // reports false.
 func (s *state[T]) done(item T) bool {
-	st, ok := s.items[item]
-	if !ok || st.f&fProcessing == 0 {
+	f := s.items[item]
+	if f&fProcessing == 0 {
 		return false
 	}
 	s.nproc--
 	s.m.done(item)
-	st.f &^= fProcessing
-	if st.f&fDirty != 0 {
-		st.f = st.f&^fDirty | fReady
+	f &^= fProcessing
+	if f&fDirty != 0 {
+		f = f&^fDirty | fReady
 		s.store.Push(item)
 	}
-	if st.f == 0 {
+	if f == 0 {
 		s.remove(item)
 	} else {
-		s.items[item] = st
+		s.items[item] = f
 	}
 	return true
 }
@@ -162,15 +162,13 @@ func (s *state[T]) done(item T) bool {
 func (s *state[T]) due(now int64) {
 	for s.delay.len() > 0 && s.delay.top().at <= now {
 		e := s.delay.pop()
-		st := s.items[e.item]
-		if !isLive(st, &e) {
+		if !s.isLive(&e) {
 			s.stale = max(s.stale-1, 0)
 			continue
 		}
-		st.f &^= fDelayed
-		s.delayed--
-		s.m.setDelayed(s.delayed)
-		s.items[e.item] = st
+		delete(s.delays, e.item)
+		s.m.setDelayed(len(s.delays))
+		s.items[e.item] &^= fDelayed
 		s.add(e.item)
 	}
 }
@@ -187,21 +185,16 @@ func (s *state[T]) next() (at int64, ok bool) {
 // dropDelayed forgets every pending delay, as a queue does when it starts
 // shutting down.
 func (s *state[T]) dropDelayed() {
-	for i := range s.delay.e {
-		e := &s.delay.e[i]
-		st := s.items[e.item]
-		if !isLive(st, e) {
-			continue
-		}
-		st.f &^= fDelayed
-		if st.f == 0 {
-			s.remove(e.item)
+	for item := range s.delays {
+		if f := s.items[item] &^ fDelayed; f == 0 {
+			s.remove(item)
 		} else {
-			s.items[e.item] = st
+			s.items[item] = f
 		}
 	}
 	s.delay = delayHeap[T]{}
-	s.delayed, s.stale = 0, 0
+	s.delays = make(map[T]delay)
+	s.stale = 0
 	s.m.setDelayed(0)
 }
 
@@ -221,9 +214,9 @@ func (s *state[T]) leftovers() []T {
 	return out
 }
 
-// put stores st for item and tracks the map's peak size.
-func (s *state[T]) put(item T, st meta) {
-	s.items[item] = st
+// put stores f for item and tracks the map's peak size.
+func (s *state[T]) put(item T, f flags) {
+	s.items[item] = f
 	if n := len(s.items); n > s.peak {
 		s.peak = n
 	}
@@ -234,7 +227,7 @@ func (s *state[T]) put(item T, st meta) {
 func (s *state[T]) remove(item T) {
 	delete(s.items, item)
 	if s.peak >= shrinkFloor && len(s.items) <= s.peak/8 {
-		m := make(map[T]meta, 2*len(s.items))
+		m := make(map[T]flags, 2*len(s.items))
 		for k, v := range s.items {
 			m[k] = v
 		}
@@ -244,15 +237,16 @@ func (s *state[T]) remove(item T) {
 
 // compactDelay drops stale heap entries once they outnumber live ones.
 func (s *state[T]) compactDelay() {
-	if s.stale <= 64 || s.stale <= s.delayed {
+	if s.stale <= 64 || s.stale <= len(s.delays) {
 		return
 	}
-	s.delay.filter(func(e *delayEntry[T]) bool { return isLive(s.items[e.item], e) })
+	s.delay.filter(s.isLive)
 	s.stale = 0
 }
 
-// isLive reports whether heap entry e is the delay st refers to, rather
-// than a superseded one.
-func isLive[T comparable](st meta, e *delayEntry[T]) bool {
-	return st.f&fDelayed != 0 && st.at == e.at && st.seq == uint32(e.seq)
+// isLive reports whether heap entry e is its item's live delay, rather than
+// a superseded one.
+func (s *state[T]) isLive(e *delayEntry[T]) bool {
+	d, ok := s.delays[e.item]
+	return ok && d.seq == e.seq
 }

@@ -9,25 +9,28 @@ import (
 func (s *state[T]) verify(t *testing.T) {
 	t.Helper()
 	var ready, proc, delayed int
-	for item, st := range s.items {
+	for item, f := range s.items {
 		switch {
-		case st.f == 0:
+		case f == 0:
 			t.Fatalf("item %v stored with no flag", item)
-		case st.f&fReady != 0 && st.f != fReady:
-			t.Fatalf("item %v: ready combined with flags %04b", item, st.f)
-		case st.f&fDirty != 0 && st.f&fProcessing == 0:
+		case f&fReady != 0 && f != fReady:
+			t.Fatalf("item %v: ready combined with flags %04b", item, f)
+		case f&fDirty != 0 && f&fProcessing == 0:
 			t.Fatalf("item %v dirty but not processing", item)
-		case st.f&fDirty != 0 && st.f&fDelayed != 0:
+		case f&fDirty != 0 && f&fDelayed != 0:
 			t.Fatalf("item %v dirty and delayed", item)
 		}
-		if st.f&fReady != 0 {
+		if f&fReady != 0 {
 			ready++
 		}
-		if st.f&fProcessing != 0 {
+		if f&fProcessing != 0 {
 			proc++
 		}
-		if st.f&fDelayed != 0 {
+		if f&fDelayed != 0 {
 			delayed++
+			if _, ok := s.delays[item]; !ok {
+				t.Fatalf("item %v delayed with no deadline", item)
+			}
 		}
 	}
 	if got := s.len(); got != ready {
@@ -36,15 +39,15 @@ func (s *state[T]) verify(t *testing.T) {
 	if s.nproc != proc {
 		t.Fatalf("nproc = %d; %d items flagged processing", s.nproc, proc)
 	}
-	if s.delayed != delayed {
-		t.Fatalf("delayed = %d; %d items flagged delayed", s.delayed, delayed)
+	if len(s.delays) != delayed {
+		t.Fatalf("%d deadlines; %d items flagged delayed", len(s.delays), delayed)
 	}
 	live := 0
 	for i, e := range s.delay.e {
 		if i > 0 && s.delay.less(i, (i-1)/2) {
 			t.Fatalf("heap order broken at %d", i)
 		}
-		if isLive(s.items[e.item], &e) {
+		if s.isLive(&e) {
 			live++
 		}
 	}
@@ -72,7 +75,7 @@ func TestStateTransitions(t *testing.T) {
 	}
 	s.verify(t)
 	step("re-add a while processing", func() { s.add("a") })
-	if got := s.items["a"].f; got != fProcessing|fDirty {
+	if got := s.items["a"]; got != fProcessing|fDirty {
 		t.Fatalf("flags(a) = %04b; want processing|dirty", got)
 	}
 	if got := s.len(); got != 1 {
@@ -90,7 +93,7 @@ func TestStateTransitions(t *testing.T) {
 	}
 	step("delay d at 100", func() { s.addAt("d", 100) })
 	step("lengthen d to 200", func() { s.addAt("d", 200) })
-	if got := s.items["d"].at; got != 100 {
+	if got := s.delays["d"].at; got != 100 {
 		t.Fatalf("deadline(d) = %d; want 100", got)
 	}
 	step("shorten d to 50", func() { s.addAt("d", 50) })
@@ -117,8 +120,8 @@ func TestStateAddSupersedesDelay(t *testing.T) {
 	s.addAt(1, 100)
 	s.add(1)
 	s.verify(t)
-	if s.delayed != 0 || s.stale != 1 {
-		t.Fatalf("delayed, stale = %d, %d; want 0, 1", s.delayed, s.stale)
+	if len(s.delays) != 0 || s.stale != 1 {
+		t.Fatalf("delayed, stale = %d, %d; want 0, 1", len(s.delays), s.stale)
 	}
 	s.stage()
 	s.handOut()
@@ -144,7 +147,7 @@ func TestStateDelayWhileProcessing(t *testing.T) {
 	s.verify(t)
 	s.due(10) // deadline reached while processing: runs again after Done
 	s.verify(t)
-	if got := s.items[1].f; got != fProcessing|fDirty {
+	if got := s.items[1]; got != fProcessing|fDirty {
 		t.Fatalf("flags = %04b; want processing|dirty", got)
 	}
 	s.done(1)
