@@ -530,22 +530,3 @@ func TestLenCountsOwnEarlierCalls(t *testing.T) {
 		}
 	}
 }
-
-func ExampleQueue_Get() {
-	q := actor.New(actor.Config[string]{})
-	q.Add("a")
-	q.Add("b")
-	q.Add("a") // already queued: ignored
-	q.ShutDown()
-	for {
-		item, shutdown := q.Get()
-		if shutdown {
-			break
-		}
-		fmt.Println(item)
-		q.Done(item)
-	}
-	// Output:
-	// a
-	// b
-}

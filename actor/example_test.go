@@ -1,0 +1,119 @@
+package actor_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/actorq/actorq/actor"
+)
+
+func ExampleQueue_Get() {
+	q := actor.New(actor.Config[string]{})
+	q.Add("a")
+	q.Add("b")
+	q.Add("a") // already queued: ignored
+	q.ShutDown()
+	for {
+		item, shutdown := q.Get() // queued items stay available after ShutDown
+		if shutdown {
+			break
+		}
+		fmt.Println(item)
+		q.Done(item)
+	}
+	// Output:
+	// a
+	// b
+}
+
+// A worker pool: each worker runs the canonical loop until ShutDown.
+func ExampleNew() {
+	q := actor.New(actor.Config[int]{})
+	var (
+		mu  sync.Mutex
+		sum int
+		wg  sync.WaitGroup
+	)
+	for range 4 {
+		wg.Go(func() {
+			for {
+				n, shutdown := q.Get()
+				if shutdown {
+					return
+				}
+				mu.Lock()
+				sum += n
+				mu.Unlock()
+				q.Done(n)
+			}
+		})
+	}
+	for n := 1; n <= 100; n++ {
+		q.Add(n)
+	}
+	q.ShutDownWithDrain() // waits for items handed out; Get drains the rest
+	wg.Wait()
+	fmt.Println(sum)
+	// Output: 5050
+}
+
+// A consumer that selects on the items channel next to its context.
+func ExampleQueue_Items() {
+	q := actor.New(actor.Config[string]{})
+	defer q.ShutDown()
+	ctx, cancel := context.WithCancel(context.Background())
+	q.Add("job-1")
+	q.Add("job-2")
+	for handled := 0; ; {
+		select {
+		case job := <-q.Items():
+			fmt.Println("handled", job)
+			q.Done(job)
+			if handled++; handled == 2 {
+				cancel()
+			}
+		case <-ctx.Done():
+			fmt.Println("stopped:", ctx.Err())
+			return
+		}
+	}
+	// Output:
+	// handled job-1
+	// handled job-2
+	// stopped: context canceled
+}
+
+func ExampleQueue_GetBatch() {
+	q := actor.New(actor.Config[int]{})
+	defer q.ShutDown()
+	for n := range 5 {
+		q.Add(n)
+	}
+	buf := make([]int, 0, 3)
+	items, _ := q.GetBatch(buf) // up to cap(buf) items, all processing
+	fmt.Println(items)
+	for _, n := range items {
+		q.Done(n)
+	}
+	items, _ = q.GetBatch(items)
+	fmt.Println(items)
+	// Output:
+	// [0 1 2]
+	// [3 4]
+}
+
+func ExampleQueue_GetContext() {
+	q := actor.New(actor.Config[string]{})
+	defer q.ShutDown()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := q.GetContext(ctx) // nothing queued: returns when ctx ends
+	fmt.Println(err)
+	q.Add("a")
+	item, err := q.GetContext(context.Background())
+	fmt.Println(item, err)
+	// Output:
+	// context canceled
+	// a <nil>
+}
