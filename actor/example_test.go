@@ -63,6 +63,7 @@ func ExampleQueue_Items() {
 	q := actor.New(actor.Config[string]{})
 	defer q.ShutDown()
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	q.Add("job-1")
 	q.Add("job-2")
 	for handled := 0; ; {

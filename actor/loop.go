@@ -162,8 +162,8 @@ func (c *core[T]) loop() {
 	defer c.exit()
 	drain := c.drain
 	for {
-		if c.handOutWaiting()+c.serveBatch(batchSize) > 0 {
-			if c.shutting.Load() || c.m != nil {
+		if c.serveBatch(batchSize)+c.handOutWaiting() > 0 {
+			if c.shutting.Load() || c.mArmed {
 				if c.poll(&drain) {
 					return
 				}
@@ -227,9 +227,13 @@ func (c *core[T]) startDrain(drain *chan struct{}) {
 
 // handOutWaiting hands ready items to consumers already waiting to
 // receive, and returns how many it handed out.
+//
+// It stops as soon as a request is waiting in the inbox, so that requests
+// sent before a consumer started to wait (its own Add of the head, say) are
+// applied before that consumer is served.
 func (c *core[T]) handOutWaiting() int {
 	n := c.fillBatches()
-	for c.s.stage() {
+	for len(c.inbox) == 0 && c.s.stage() {
 		select {
 		case c.out <- c.s.head:
 			c.s.handOut()
@@ -367,6 +371,7 @@ func (c *core[T]) exit() {
 	}
 	close(rest)
 	c.rest = rest
+	c.m.shutdown(len(left) + c.s.dirtyDropped())
 	for _, b := range c.waiting {
 		b.shutdown = true
 		b.ready <- struct{}{}

@@ -2,6 +2,7 @@ package actor
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -67,7 +68,7 @@ type DelayedMetricsProvider interface {
 
 var global struct {
 	once sync.Once
-	p    MetricsProvider
+	p    atomic.Pointer[MetricsProvider]
 }
 
 // SetProvider sets the MetricsProvider used by named queues whose Config
@@ -75,12 +76,14 @@ var global struct {
 // workqueue.SetProvider; queues created before it record nothing. It is
 // safe for concurrent use.
 func SetProvider(p MetricsProvider) {
-	global.once.Do(func() { global.p = p })
+	global.once.Do(func() { global.p.Store(&p) })
 }
 
 func globalProvider() MetricsProvider {
-	global.once.Do(func() {}) // orders this read after a SetProvider
-	return global.p
+	if p := global.p.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // updatePeriod is how often the unfinished-work gauges are refreshed while
@@ -111,10 +114,13 @@ type metrics[T comparable] struct {
 // unnamed or no provider is set. It runs in the caller of New, so a provider
 // that panics there panics in the caller.
 func newMetrics[T comparable](name string, p MetricsProvider, clock Clock) *metrics[T] {
+	if name == "" {
+		return nil
+	}
 	if p == nil {
 		p = globalProvider()
 	}
-	if name == "" || p == nil {
+	if p == nil {
 		return nil
 	}
 	m := &metrics[T]{
@@ -175,6 +181,18 @@ func (m *metrics[T]) retry() {
 		return
 	}
 	m.retries.Inc()
+}
+
+// shutdown lowers the depth by the n items that were waiting when the
+// queue ended: Get hands them out without the owner goroutine, and items
+// added again while processing are dropped.
+func (m *metrics[T]) shutdown(n int) {
+	if m == nil {
+		return
+	}
+	for range n {
+		m.depth.Dec()
+	}
 }
 
 func (m *metrics[T]) setDelayed(n int) {

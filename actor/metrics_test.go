@@ -683,6 +683,10 @@ func TestMetricsGlobalProvider(t *testing.T) {
 	}
 	synctest.Test(t, func(t *testing.T) {
 		global, second, own := newRecorder(), newRecorder(), newRecorder()
+		// Queues made before SetProvider, named or not, must not stop it
+		// from taking effect for the queues made after.
+		actor.New(actor.Config[string]{}).ShutDown()
+		actor.New(actor.Config[string]{Name: "early"}).ShutDown()
 		actor.SetProvider(global)
 		actor.SetProvider(second) // no effect: the first call wins
 
@@ -769,4 +773,28 @@ func BenchmarkMetrics(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestMetricsDepthAfterShutDown checks that depth ends at 0 once the queue
+// is shut down and its leftovers taken, as client-go's does, counting the
+// item dropped because it was added again while processing.
+func TestMetricsDepthAfterShutDown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		q := namedQueue(r)
+		q.Add("a")
+		q.Add("b")
+		mustGet(t, q, "a")
+		q.Add("a") // dirty: dropped at shutdown
+		settle(q)
+		if got := r.valueOf(kDepth); got != 2 {
+			t.Fatalf("depth before ShutDown = %v; want 2", got)
+		}
+		q.ShutDown()
+		mustGet(t, q, "b")
+		q.Done("a")
+		if got := r.valueOf(kDepth); got != 0 {
+			t.Fatalf("depth after ShutDown = %v; want 0", got)
+		}
+	})
 }

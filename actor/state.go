@@ -214,6 +214,18 @@ func (s *state[T]) leftovers() []T {
 	return out
 }
 
+// dirtyDropped returns how many items were added again while processing:
+// they are dropped when the queue ends.
+func (s *state[T]) dirtyDropped() int {
+	n := 0
+	for _, f := range s.items {
+		if f&fDirty != 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // put stores f for item and tracks the map's peak size.
 func (s *state[T]) put(item T, f flags) {
 	s.items[item] = f

@@ -1,0 +1,21 @@
+// Package exporter exports the metrics of actorq queues to Prometheus,
+// under the names, help texts, labels and buckets client-go's workqueue
+// metrics have, so existing dashboards and alerts keep working.
+//
+//   - [New] registers client-go's standard definitions (those of
+//     k8s.io/component-base/metrics/prometheus/workqueue, label "name") in
+//     any [prometheus.Registerer].
+//   - [NewControllerRuntime] uses controller-runtime's definitions (labels
+//     "name" and "controller"), so that in a controller-runtime manager the
+//     queues share the collectors controller-runtime registers in its
+//     metrics.Registry.
+//   - Both add workqueue_delayed_items, the number of items waiting on a
+//     delay, which client-go does not report.
+//   - Registering into a registry that already holds identical collectors
+//     reuses them instead of failing.
+//
+// The returned [Provider] goes into [actor.Config].MetricsProvider, or
+// process-wide into [actor.SetProvider]. A queue records metrics only if it
+// has a name. The queue updates its metrics from its own owner goroutine;
+// the Prometheus collectors are safe for the concurrent scrapes.
+package exporter

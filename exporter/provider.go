@@ -1,0 +1,166 @@
+package exporter
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/actorq/actorq/actor"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// A Provider is an [actor.MetricsProvider] and [actor.DelayedMetricsProvider]
+// that records a queue's metrics in Prometheus collectors, one series per
+// queue name. Give it to a queue in [actor.Config].MetricsProvider or
+// process-wide with [actor.SetProvider]; only named queues record.
+//
+// A Provider is safe for concurrent use by multiple goroutines, and one
+// Provider serves any number of queues. Two queues with the same name share
+// their series.
+type Provider struct {
+	f flavour
+	c collectors
+}
+
+var (
+	_ actor.MetricsProvider        = (*Provider)(nil)
+	_ actor.DelayedMetricsProvider = (*Provider)(nil)
+)
+
+// New registers the workqueue metrics in reg, as client-go's standard
+// Prometheus provider (k8s.io/component-base/metrics/prometheus/workqueue)
+// defines them, and returns a Provider that records into them:
+//
+//	workqueue_depth                              gauge      {name}
+//	workqueue_adds_total                         counter    {name}
+//	workqueue_queue_duration_seconds             histogram  {name}
+//	workqueue_work_duration_seconds              histogram  {name}
+//	workqueue_unfinished_work_seconds            gauge      {name}
+//	workqueue_longest_running_processor_seconds  gauge      {name}
+//	workqueue_retries_total                      counter    {name}
+//	workqueue_delayed_items                      gauge      {name}
+//
+// The last one is actorq's own: the number of items waiting on a delay.
+// A nil reg means [prometheus.DefaultRegisterer].
+//
+// Where reg already holds an identical collector (an earlier New on the
+// same registry), New records into that one instead. Any other conflict
+// (the same name with other labels or help text) is an error, and then New
+// registers nothing.
+func New(reg prometheus.Registerer) (*Provider, error) {
+	return newProvider(reg, componentBase)
+}
+
+// NewControllerRuntime is like [New], but defines the seven client-go
+// metrics as controller-runtime's metrics package does (labels "name" and
+// "controller", both set to the queue's name; depth also "priority", set to
+// ""; its help texts and buckets). Given controller-runtime's
+// metrics.Registry, which already holds those collectors, it records into
+// them, so actorq queues appear next to controller-runtime's own.
+// workqueue_delayed_items gets the labels "name" and "controller".
+func NewControllerRuntime(reg prometheus.Registerer) (*Provider, error) {
+	return newProvider(reg, controllerRuntime)
+}
+
+func newProvider(reg prometheus.Registerer, f flavour) (*Provider, error) {
+	if reg == nil {
+		reg = prometheus.DefaultRegisterer
+	}
+	c := f.newCollectors()
+	var r registration
+	use(&r, reg, &c.depth)
+	use(&r, reg, &c.adds)
+	use(&r, reg, &c.latency)
+	use(&r, reg, &c.workDuration)
+	use(&r, reg, &c.unfinished)
+	use(&r, reg, &c.longestRunning)
+	use(&r, reg, &c.retries)
+	use(&r, reg, &c.delayed)
+	if r.err != nil {
+		r.undo(reg)
+		return nil, r.err
+	}
+	return &Provider{f: f, c: c}, nil
+}
+
+// registration registers collectors one by one, remembering the ones it
+// added so that a failure can take them back.
+type registration struct {
+	added []prometheus.Collector
+	err   error
+}
+
+// use registers *c in reg, or replaces *c with the identical collector reg
+// already holds. After an error it does nothing.
+func use[C prometheus.Collector](r *registration, reg prometheus.Registerer, c *C) {
+	if r.err != nil {
+		return
+	}
+	err := reg.Register(*c)
+	if err == nil {
+		r.added = append(r.added, *c)
+		return
+	}
+	var are prometheus.AlreadyRegisteredError
+	if !errors.As(err, &are) {
+		r.err = fmt.Errorf("exporter: %w", err)
+		return
+	}
+	existing, ok := are.ExistingCollector.(C)
+	if !ok {
+		r.err = fmt.Errorf("exporter: %w, as a %T; want a %T", err, are.ExistingCollector, *c)
+		return
+	}
+	*c = existing
+}
+
+func (r *registration) undo(reg prometheus.Registerer) {
+	for _, c := range r.added {
+		reg.Unregister(c)
+	}
+}
+
+// NewDepthMetric returns the workqueue_depth series of the queue name.
+func (p *Provider) NewDepthMetric(name string) actor.GaugeMetric {
+	return p.c.depth.WithLabelValues(p.f.depthValues(name)...)
+}
+
+// NewAddsMetric returns the workqueue_adds_total series of the queue name.
+func (p *Provider) NewAddsMetric(name string) actor.CounterMetric {
+	return p.c.adds.WithLabelValues(p.f.values(name)...)
+}
+
+// NewLatencyMetric returns the workqueue_queue_duration_seconds series of
+// the queue name.
+func (p *Provider) NewLatencyMetric(name string) actor.HistogramMetric {
+	return p.c.latency.WithLabelValues(p.f.values(name)...)
+}
+
+// NewWorkDurationMetric returns the workqueue_work_duration_seconds series
+// of the queue name.
+func (p *Provider) NewWorkDurationMetric(name string) actor.HistogramMetric {
+	return p.c.workDuration.WithLabelValues(p.f.values(name)...)
+}
+
+// NewUnfinishedWorkSecondsMetric returns the
+// workqueue_unfinished_work_seconds series of the queue name.
+func (p *Provider) NewUnfinishedWorkSecondsMetric(name string) actor.SettableGaugeMetric {
+	return p.c.unfinished.WithLabelValues(p.f.values(name)...)
+}
+
+// NewLongestRunningProcessorSecondsMetric returns the
+// workqueue_longest_running_processor_seconds series of the queue name.
+func (p *Provider) NewLongestRunningProcessorSecondsMetric(name string) actor.SettableGaugeMetric {
+	return p.c.longestRunning.WithLabelValues(p.f.values(name)...)
+}
+
+// NewRetriesMetric returns the workqueue_retries_total series of the queue
+// name.
+func (p *Provider) NewRetriesMetric(name string) actor.CounterMetric {
+	return p.c.retries.WithLabelValues(p.f.values(name)...)
+}
+
+// NewDelayedMetric returns the workqueue_delayed_items series of the queue
+// name: how many of its items wait on a delay.
+func (p *Provider) NewDelayedMetric(name string) actor.SettableGaugeMetric {
+	return p.c.delayed.WithLabelValues(p.f.values(name)...)
+}
