@@ -17,7 +17,6 @@ const (
 	opAdd      op = iota // add item now
 	opRetry              // add item now, counting a retry (AddAfter with d <= 0)
 	opAddAfter           // add item at deadline at, counting a retry
-	opDone               // item is finished
 	opLen                // reply with the number of ready items
 	opBatch              // hand out a batch of ready items
 )
@@ -59,6 +58,11 @@ const (
 type core[T comparable] struct {
 	inbox chan request[T]
 	out   chan T        // unbuffered: an item is processing once received
+	dones chan T        // Done's items, on their own so consumers do not queue behind producers
+	lane  chan *slot[T] // buffered: ready items for Get to claim; see lane.go
+	bell  chan struct{} // capacity 1: a consumer found the lane empty
+
+	itemsUsed atomic.Bool // Items was called: the lane is off for good
 	quit  chan struct{} // closed by ShutDown or when the Queue is dropped
 	drain chan struct{} // closed by ShutDownWithDrain
 	done  chan struct{} // closed as the owner goroutine's last act
@@ -85,6 +89,8 @@ type core[T comparable] struct {
 	mtimerC  <-chan time.Time
 	mArmed   bool
 	draining bool
+	laneOn   bool        // ready items go to the lane rather than to out
+	wanted   bool        // a Get found the lane empty since the last GetBatch
 	waiting  []*batch[T] // GetBatch calls waiting for an item, oldest first
 
 	batches sync.Pool // of *batch[T], reused by GetBatch callers
@@ -103,6 +109,10 @@ func newCore[T comparable](cfg Config[T]) *core[T] {
 	return &core[T]{
 		inbox:      make(chan request[T], inboxSize),
 		out:        make(chan T),
+		dones:      make(chan T, inboxSize),
+		lane:       make(chan *slot[T], laneSize),
+		bell:       make(chan struct{}, 1),
+		laneOn:     m == nil,
 		quit:       make(chan struct{}),
 		drain:      make(chan struct{}),
 		done:       make(chan struct{}),
@@ -162,6 +172,16 @@ func (c *core[T]) loop() {
 	defer c.exit()
 	drain := c.drain
 	for {
+		if c.laneOn {
+			if c.itemsUsed.Load() {
+				c.laneOff()
+			}
+			select {
+			case <-c.bell:
+				c.wanted = true
+			default:
+			}
+		}
 		if c.serveBatch(batchSize)+c.handOutWaiting() > 0 {
 			if c.shutting.Load() || c.mArmed {
 				if c.poll(&drain) {
@@ -170,14 +190,19 @@ func (c *core[T]) loop() {
 			}
 		} else {
 			var out chan T
-			if c.s.stage() {
+			if !c.laneOn && c.s.stage() {
 				out = c.out
 			}
 			select {
 			case r := <-c.inbox:
+				c.serveDones()
 				c.serve(r)
+			case item := <-c.dones:
+				c.s.done(item)
 			case out <- c.s.head:
 				c.s.handOut()
+			case <-c.bell:
+				c.wanted = true // a Get found the lane empty: refill it
 			case <-c.timerC:
 				c.armed = false
 				c.s.due(c.since())
@@ -187,15 +212,51 @@ func (c *core[T]) loop() {
 			case <-drain:
 				c.startDrain(&drain)
 			case <-c.quit:
-				c.serveBatch(inboxSize)
+				c.flush()
 				return
 			}
 		}
-		if c.draining && c.s.nproc == 0 {
+		if c.draining && c.s.nproc == 0 && c.s.inUse == 0 {
 			return
 		}
 		c.arm()
 	}
+}
+
+// laneOff stops using the lane and takes back what is offered in it.
+func (c *core[T]) laneOff() {
+	c.laneOn = false
+	c.reclaimLane()
+}
+
+// reclaimLane takes back the slots offered in the lane that no consumer has
+// received: their items are ready again, ahead of the others.
+func (c *core[T]) reclaimLane() {
+	var back []T
+	for {
+		select {
+		case sl := <-c.lane:
+			back = append(back, c.s.reclaim(sl))
+		default:
+			c.s.takeBack(back)
+			return
+		}
+	}
+}
+
+// fillLane moves ready items into the lane until it is full. It never
+// blocks: only the owner sends on the lane, and only while it has room.
+func (c *core[T]) fillLane() int {
+	n := 0
+	for len(c.lane) < cap(c.lane) {
+		sl, ok := c.s.toLane()
+		if !ok {
+			break
+		}
+		c.lane <- sl
+		n++
+	}
+	return n
 }
 
 // poll serves the control channels without blocking, for a loop that is too
@@ -203,9 +264,7 @@ func (c *core[T]) loop() {
 func (c *core[T]) poll(drain *chan struct{}) (quit bool) {
 	select {
 	case <-c.quit:
-		// Apply what was sent before ShutDown: its caller's own earlier
-		// calls count.
-		c.serveBatch(inboxSize)
+		c.flush()
 		return true
 	case <-*drain:
 		c.startDrain(drain)
@@ -223,6 +282,9 @@ func (c *core[T]) startDrain(drain *chan struct{}) {
 	*drain = nil
 	c.draining = true
 	c.s.dropDelayed()
+	if c.laneOn {
+		c.laneOff()
+	}
 }
 
 // handOutWaiting hands ready items to consumers already waiting to
@@ -233,6 +295,12 @@ func (c *core[T]) startDrain(drain *chan struct{}) {
 // applied before that consumer is served.
 func (c *core[T]) handOutWaiting() int {
 	n := c.fillBatches()
+	if c.laneOn {
+		if c.wanted {
+			n += c.fillLane()
+		}
+		return n
+	}
 	for len(c.inbox) == 0 && c.s.stage() {
 		select {
 		case c.out <- c.s.head:
@@ -249,6 +317,12 @@ func (c *core[T]) handOutWaiting() int {
 // first, each as many as it asked for, and returns how many it handed out.
 func (c *core[T]) fillBatches() int {
 	n := 0
+	if len(c.waiting) > 0 && c.laneOn {
+		// Offered items are older than the rest. The lane stays empty
+		// until a Get finds it so: batch consumers have no use for it.
+		c.reclaimLane()
+		c.wanted = false
+	}
 	for len(c.waiting) > 0 && c.s.stage() {
 		b := c.waiting[0]
 		for len(b.items) < cap(b.items) && c.s.stage() {
@@ -268,18 +342,51 @@ func (c *core[T]) fillBatches() int {
 // serveBatch serves up to n requests that are already waiting, then makes
 // due items ready, so a flood of requests cannot starve timers. It returns
 // how many requests it served.
+//
+// Before each request it applies the Dones already sent, so that a caller's
+// Done is applied before its later Add or Len even though they travel on
+// different channels. (A Done applied before an earlier Add of the caller's
+// gives the same result as in order.)
 func (c *core[T]) serveBatch(n int) int {
-	for i := range n {
+	served := c.serveDones()
+	for range n {
 		select {
 		case r := <-c.inbox:
+			served += c.serveDones()
 			c.serve(r)
+			served++
 		default:
 			c.serveDue()
-			return i
+			return served
 		}
 	}
 	c.serveDue()
-	return n
+	return served
+}
+
+// flush applies what was sent before ShutDown: its caller's own earlier
+// calls count. Both channels are bounded, so this ends.
+func (c *core[T]) flush() {
+	for range inboxSize/batchSize + 1 {
+		if c.serveDones() < batchSize {
+			break
+		}
+	}
+	c.serveBatch(inboxSize)
+}
+
+// serveDones applies the Dones already sent, up to a batch, and returns how
+// many it applied.
+func (c *core[T]) serveDones() int {
+	for i := range batchSize {
+		select {
+		case item := <-c.dones:
+			c.s.done(item)
+		default:
+			return i
+		}
+	}
+	return batchSize
 }
 
 // serveDue makes due items ready, if any item is delayed.
@@ -302,11 +409,9 @@ func (c *core[T]) serve(r request[T]) {
 		if !c.draining {
 			c.s.addAt(r.item, r.at)
 		}
-	case opDone:
-		c.s.done(r.item)
 	case opLen:
 		c.serveDue()
-		r.reply <- c.s.len()
+		r.reply <- c.s.len() + c.s.laneReady()
 	case opBatch:
 		c.waiting = append(c.waiting, r.batch)
 	}
@@ -364,6 +469,7 @@ func (c *core[T]) exit() {
 		c.mtimer.Stop()
 	}
 	c.s.dropDelayed()
+	c.reclaimLane()
 	left := c.s.leftovers()
 	rest := make(chan T, len(left))
 	for _, item := range left {
@@ -371,6 +477,7 @@ func (c *core[T]) exit() {
 	}
 	close(rest)
 	c.rest = rest
+	close(c.lane)
 	c.m.shutdown(len(left) + c.s.dirtyDropped())
 	for _, b := range c.waiting {
 		b.shutdown = true

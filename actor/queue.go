@@ -116,16 +116,43 @@ func (q *Queue[T]) NumRequeues(item T) int { return q.c.limiter.NumRequeues(item
 // one each, until none is left; those items are no longer tracked, so Done
 // of them does nothing and adding them again is ignored.
 func (q *Queue[T]) Get() (item T, shutdown bool) {
-	if item, ok := <-q.c.out; ok {
-		return item, false
+	c := q.c
+	select {
+	case sl := <-c.lane:
+		if sl != nil {
+			return sl.claim(), false
+		}
+		return c.leftover()
+	default:
 	}
-	return q.c.leftover()
+	c.ring()
+	select {
+	case sl := <-c.lane:
+		if sl != nil {
+			return sl.claim(), false
+		}
+	case item, ok := <-c.out:
+		if ok {
+			return item, false
+		}
+	}
+	return c.leftover()
+}
+
+// ring wakes the owner goroutine to refill the lane, unless a wake-up is
+// already pending.
+func (c *core[T]) ring() {
+	select {
+	case c.bell <- struct{}{}:
+	default:
+	}
 }
 
 // GetBatch is like [Queue.Get] but hands out up to cap(buf) ready items in
-// one exchange with the owner goroutine, which is much cheaper per item
-// than one Get each when many items are ready. It blocks until at least one
-// item is ready or the queue is shut down and empty. The items are
+// one exchange with the owner goroutine, oldest first, which is much cheaper
+// per item than one Get each when many items are ready. It blocks until at
+// least one item is ready or the queue is shut down and empty, and then
+// returns as many of the ready items as fit, without waiting for more. The items are
 // appended to buf[:0] (a buf with no capacity counts as capacity 1) and are
 // all processing, exactly as if taken by Get one by one: the caller must
 // call [Queue.Done] with each. Reusing buf across calls makes GetBatch
@@ -176,15 +203,28 @@ func (q *Queue[T]) GetBatch(buf []T) (items []T, shutdown bool) {
 // left processing because the context ended: it stays queued for the next
 // consumer.
 func (q *Queue[T]) GetContext(ctx context.Context) (item T, err error) {
+	c := q.c
 	select {
-	case item, ok := <-q.c.out:
-		if ok {
-			return item, nil
+	case sl := <-c.lane:
+		if sl != nil {
+			return sl.claim(), nil
 		}
-	case <-ctx.Done():
-		return item, ctx.Err()
+	default:
+		c.ring()
+		select {
+		case sl := <-c.lane:
+			if sl != nil {
+				return sl.claim(), nil
+			}
+		case item, ok := <-c.out:
+			if ok {
+				return item, nil
+			}
+		case <-ctx.Done():
+			return item, ctx.Err()
+		}
 	}
-	item, shutdown := q.c.leftover()
+	item, shutdown := c.leftover()
 	if shutdown {
 		return item, ErrShutDown
 	}
@@ -199,7 +239,14 @@ func (q *Queue[T]) GetContext(ctx context.Context) (item T, err error) {
 //
 // The channel is closed when the queue shuts down. Items still queued then
 // are not sent on it; call Get until it reports shutdown to drain them.
-func (q *Queue[T]) Items() <-chan T { return q.c.out }
+func (q *Queue[T]) Items() <-chan T {
+	c := q.c
+	if !c.itemsUsed.Load() {
+		c.itemsUsed.Store(true)
+		c.ring()
+	}
+	return c.out
+}
 
 // Done marks item as finished. If it was added again while processing, it
 // becomes ready again. Done of an item that is not processing does nothing.
@@ -209,7 +256,14 @@ func (q *Queue[T]) Done(item T) {
 	if c.checkItems {
 		c.mustHash(item)
 	}
-	c.send(request[T]{op: opDone, item: item})
+	select {
+	case c.dones <- item:
+	default:
+		select {
+		case c.dones <- item:
+		case <-c.done:
+		}
+	}
 }
 
 // Len returns the number of items ready to be handed out. It waits for the

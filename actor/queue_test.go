@@ -346,6 +346,29 @@ func TestRules(t *testing.T) {
 				t.Fatal("GetBatch() did not report shutdown")
 			}
 		}},
+		{"items offered in the lane keep every rule", func(t *testing.T, q *actor.Queue[string]) {
+			q.Add("x")
+			get(t, q, "x") // a Get: from now on the owner fills the lane
+			q.Done("x")
+			q.Add("a")
+			q.Add("b")
+			synctest.Wait() // the owner has offered a and b in the lane
+			q.Add("a")      // still ready: a duplicate
+			q.Done("a")     // not processing: nothing
+			wantLen(t, q, 2)
+			get(t, q, "a")
+			q.Add("a") // processing: runs again after Done
+			wantLen(t, q, 1)
+			q.Done("a")
+			wantLen(t, q, 2)
+			if item := <-q.Items(); item != "b" { // the lane is taken back, in order
+				t.Fatalf("<-Items() = %q; want b", item)
+			}
+			get(t, q, "a")
+			q.Done("a")
+			q.Done("b")
+			wantLen(t, q, 0)
+		}},
 		{"Get blocks until an item is added", func(t *testing.T, q *actor.Queue[string]) {
 			got := make(chan string, 1)
 			go func() {
@@ -485,6 +508,16 @@ func TestShutDownLeavesNoGoroutine(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for range 50 {
+				// Earlier queues' goroutines may still be returning
+				// through the runtime's exit path; let them finish.
+				for i := 0; ; i++ {
+					if n, _ := ownerGoroutines(); n == 0 {
+						break
+					} else if i == 1000 {
+						t.Fatalf("%d owner goroutines of earlier queues remain", n)
+					}
+					runtime.Gosched()
+				}
 				q := actor.New(actor.Config[int]{})
 				tc.fill(q)
 				if n, _ := ownerGoroutines(); n != 1 {

@@ -1,14 +1,19 @@
 package actor
 
 // flags say where an item is. Ready and Dirty never combine with each other
-// or with Delayed; Processing combines with Dirty or Delayed.
-type flags uint8
+// or with Delayed; Processing combines with Dirty or Delayed. An item in the
+// lane has fLane and its slot's index in the bits above slotShift, and no
+// other flag.
+type flags uint32
 
 const (
 	fReady      flags = 1 << iota // stored (or staged) to be handed out
 	fProcessing                   // handed out, Done not yet called
 	fDirty                        // added again while processing: runs again after Done
 	fDelayed                      // waiting in the delay heap; see state.delays
+	fLane                         // offered in the lane, or claimed from it unbeknown to the owner
+
+	slotShift = 8
 )
 
 // delay is the live delay of an item: its deadline, in nanoseconds since the
@@ -28,16 +33,22 @@ const shrinkFloor = 1024
 // dirty and delayed alike, so one lookup answers any question and
 // de-duplication spans all of them. Its values are one byte, which keeps the
 // map small for a million queued items; the deadlines of delayed items are
-// in a second map that only they pay for. The ready items wait in store, in hand-out order; the
-// oldest is popped early into head ("staged") so the owner can offer it on
-// its output channel.
+// in a second map that only they pay for. The ready items wait in front
+// (items taken back from the lane, oldest first) and then in store, in
+// hand-out order; the oldest is popped early into head ("staged") so the
+// owner can offer it on its output channel or move it to the lane.
 type state[T comparable] struct {
 	items map[T]flags
 	peak  int // largest len(items) since the map was last rebuilt
 
+	front  []T // ready items taken back from the lane: handed out before store
 	store  Storage[T]
 	head   T
 	staged bool
+
+	slots []*slot[T] // lane slots by index; see lane.go
+	free  []uint32   // indices of unused slots
+	inUse int        // slots in the lane or claimed and not yet settled
 
 	delay  delayHeap[T]
 	delays map[T]delay // the live delay of each item with fDelayed
@@ -55,18 +66,31 @@ func newState[T comparable](store Storage[T], m *metrics[T]) *state[T] {
 	return &state[T]{items: make(map[T]flags), delays: make(map[T]delay), store: store, m: m}
 }
 
-// len is the number of items ready to be handed out.
+// len is the number of items ready to be handed out, apart from those in
+// the lane (see laneReady).
 func (s *state[T]) len() int {
+	n := len(s.front) + s.store.Len()
 	if s.staged {
-		return s.store.Len() + 1
+		n++
 	}
-	return s.store.Len()
+	return n
 }
 
 // stage pops the next ready item into head, if there is one and head is
 // free. It reports whether an item is staged.
 func (s *state[T]) stage() bool {
-	if !s.staged && s.store.Len() > 0 {
+	if s.staged {
+		return true
+	}
+	if len(s.front) > 0 {
+		var zero T
+		s.head, s.staged = s.front[0], true
+		s.front[0] = zero
+		s.front = s.front[1:]
+		if len(s.front) == 0 {
+			s.front = nil
+		}
+	} else if s.store.Len() > 0 {
 		s.head, s.staged = s.store.Pop(), true
 	}
 	return s.staged
@@ -75,8 +99,10 @@ func (s *state[T]) stage() bool {
 // add makes item ready now, or marks it to run again after Done if it is
 // processing. A duplicate costs one lookup; a pending delay is superseded.
 func (s *state[T]) add(item T) {
-	f := s.items[item]
+	f := s.resolve(s.items[item])
 	switch {
+	case f&fLane != 0: // offered in the lane: still ready
+		return
 	case f&fReady != 0:
 		if !s.staged || s.head != item {
 			s.store.Touch(item)
@@ -105,9 +131,9 @@ func (s *state[T]) add(item T) {
 // run sooner: ready, dirty, or delayed to an earlier or equal deadline.
 // Deadlines already due are made ready by the caller's next due call.
 func (s *state[T]) addAt(item T, at int64) {
-	f := s.items[item]
+	f := s.resolve(s.items[item])
 	switch {
-	case f&(fReady|fDirty) != 0:
+	case f&(fReady|fDirty|fLane) != 0:
 		return
 	case f&fDelayed != 0:
 		if at >= s.delays[item].at {
@@ -139,7 +165,7 @@ func (s *state[T]) handOut() T {
 // it becomes ready. Done of an item that is not processing does nothing and
 // reports false.
 func (s *state[T]) done(item T) bool {
-	f := s.items[item]
+	f := s.resolve(s.items[item])
 	if f&fProcessing == 0 {
 		return false
 	}
@@ -203,13 +229,10 @@ func (s *state[T]) dropDelayed() {
 // out would let two consumers hold one item.
 func (s *state[T]) leftovers() []T {
 	out := make([]T, 0, s.len())
-	if s.staged {
+	for s.stage() {
 		out = append(out, s.head)
 		var zero T
 		s.head, s.staged = zero, false
-	}
-	for s.store.Len() > 0 {
-		out = append(out, s.store.Pop())
 	}
 	return out
 }

@@ -8,8 +8,16 @@ import (
 // verify checks the state's invariants; it runs after every step.
 func (s *state[T]) verify(t *testing.T) {
 	t.Helper()
-	var ready, proc, delayed int
+	var ready, proc, delayed, lane int
 	for item, f := range s.items {
+		if f&fLane != 0 {
+			idx := int(f >> slotShift)
+			if f&(1<<slotShift-1) != fLane || idx >= len(s.slots) || !s.slots[idx].used || s.slots[idx].item != item {
+				t.Fatalf("item %v: lane flags %#x do not match its slot", item, f)
+			}
+			lane++
+			continue
+		}
 		switch {
 		case f == 0:
 			t.Fatalf("item %v stored with no flag", item)
@@ -35,6 +43,9 @@ func (s *state[T]) verify(t *testing.T) {
 	}
 	if got := s.len(); got != ready {
 		t.Fatalf("len() = %d; %d items flagged ready", got, ready)
+	}
+	if lane != s.inUse {
+		t.Fatalf("inUse = %d; %d items in the lane", s.inUse, lane)
 	}
 	if s.nproc != proc {
 		t.Fatalf("nproc = %d; %d items flagged processing", s.nproc, proc)
@@ -210,5 +221,52 @@ func TestRing(t *testing.T) {
 	}
 	if want != next {
 		t.Fatalf("popped %d items; pushed %d", want, next)
+	}
+}
+
+func TestStateLane(t *testing.T) {
+	s := newState[string](nil, nil)
+	for _, item := range []string{"a", "b", "c"} {
+		s.add(item)
+	}
+	var offered []*slot[string]
+	for {
+		sl, ok := s.toLane()
+		if !ok {
+			break
+		}
+		offered = append(offered, sl)
+		s.verify(t)
+	}
+	if len(offered) != 3 || s.len() != 0 || s.laneReady() != 3 {
+		t.Fatalf("%d offered, len() = %d, laneReady() = %d; want 3, 0, 3", len(offered), s.len(), s.laneReady())
+	}
+	s.add("a") // offered: a duplicate
+	if s.done("a") {
+		t.Fatal("done(a) = true while a is only offered")
+	}
+	s.verify(t)
+	if got := offered[0].claim(); got != "a" {
+		t.Fatalf("claim() = %q; want a", got)
+	}
+	s.add("a") // claimed: processing, so it runs again after Done
+	s.verify(t)
+	if got := s.items["a"]; got != fProcessing|fDirty {
+		t.Fatalf("flags(a) = %04b; want processing|dirty", got)
+	}
+	offered[1].claim()
+	if got := s.laneReady(); got != 1 { // settles b on the way
+		t.Fatalf("laneReady() = %d; want 1", got)
+	}
+	s.verify(t)
+	if !s.done("b") || !s.done("a") {
+		t.Fatal("done of claimed items = false")
+	}
+	s.verify(t)
+	// c is taken back (say for an Items consumer) and must come first.
+	s.takeBack([]string{s.reclaim(offered[2])})
+	s.verify(t)
+	if got := s.leftovers(); fmt.Sprint(got) != "[c a]" {
+		t.Fatalf("leftovers() = %v; want [c a]", got)
 	}
 }

@@ -1,0 +1,154 @@
+package actor
+
+import "sync/atomic"
+
+// The lane lets Get take a ready item without waiting for the owner
+// goroutine. The owner moves ready items, oldest first, into slots that it
+// sends on a buffered channel (the lane). A consumer that receives a slot
+// claims it with one atomic store, and that store is the instant the item
+// becomes processing. The owner does not hear of the claim; it reads the
+// slot's state whenever it next needs to know, that is when the item is
+// added, delayed or Done, when Len is asked, and at shutdown:
+//
+//   - offered: the item is still ready, so an Add is a duplicate and a Done
+//     is the Done of an item that is not processing (both do nothing);
+//   - claimed: the item is processing ("settled" from then on), so an Add
+//     marks it to run again after Done.
+//
+// Reading the state either before or after the consumer's store gives an
+// order of events that the contract allows, so the lane keeps every rule of
+// the unbuffered hand-off. Slots are reused, so the lane allocates nothing
+// per item. The owner takes offered slots back (receiving them from its own
+// lane, so no consumer can have them) when it must hand out in another way:
+// to a GetBatch, to an Items consumer, when draining and at shutdown.
+//
+// The owner fills the lane only once a Get has found it empty (and rung the
+// bell), and stops after serving a GetBatch, so that batch consumers do not
+// make it move items into the lane and back.
+//
+// The lane is off for queues with metrics (the queue latency is measured
+// when the owner hands an item out) and, from its first call, once Items is
+// used, since a select-based consumer receives from the unbuffered channel.
+
+// laneSize is how many ready items the owner keeps offered in the lane.
+const laneSize = 64
+
+const (
+	slotOffered uint32 = iota
+	slotClaimed
+)
+
+// slot carries one item through the lane. The owner writes item before
+// sending the slot; the one consumer that receives it reads item and then
+// stores slotClaimed; the owner reuses the slot only after loading
+// slotClaimed, or after receiving the slot back itself.
+type slot[T comparable] struct {
+	item  T
+	state atomic.Uint32
+	used  bool // owner only: in the lane, or claimed and not yet settled
+}
+
+// claim is called by the consumer that received sl from the lane.
+func (sl *slot[T]) claim() T {
+	item := sl.item
+	sl.state.Store(slotClaimed)
+	return item
+}
+
+// toLane moves the next ready item into a slot, marks it fLane, and returns
+// the slot for the owner to send. It reports false if nothing is ready.
+func (s *state[T]) toLane() (*slot[T], bool) {
+	if !s.stage() {
+		return nil, false
+	}
+	item := s.head
+	var zero T
+	s.head, s.staged = zero, false
+	var idx uint32
+	if n := len(s.free); n > 0 {
+		idx = s.free[n-1]
+		s.free = s.free[:n-1]
+	} else {
+		idx = uint32(len(s.slots))
+		s.slots = append(s.slots, new(slot[T]))
+	}
+	sl := s.slots[idx]
+	sl.item, sl.used = item, true
+	sl.state.Store(slotOffered)
+	s.items[item] = fLane | flags(idx)<<slotShift
+	s.inUse++
+	return sl, true
+}
+
+// resolve returns the flags of an item, first settling it if it is in the
+// lane and has been claimed.
+func (s *state[T]) resolve(f flags) flags {
+	if f&fLane == 0 {
+		return f
+	}
+	idx := uint32(f >> slotShift)
+	sl := s.slots[idx]
+	if sl.state.Load() != slotClaimed {
+		return f
+	}
+	s.settle(idx)
+	return fProcessing
+}
+
+// settle turns a claimed slot's item into a processing item and frees the
+// slot.
+func (s *state[T]) settle(idx uint32) {
+	sl := s.slots[idx]
+	s.items[sl.item] = fProcessing
+	s.nproc++
+	s.release(idx)
+}
+
+// reclaim takes back an offered slot that the owner received from its own
+// lane, and returns its item, which is ready again.
+func (s *state[T]) reclaim(sl *slot[T]) T {
+	item := sl.item
+	idx := uint32(s.items[item] >> slotShift)
+	s.items[item] = fReady
+	s.release(idx)
+	return item
+}
+
+// takeBack puts items taken back from the lane, oldest first, ahead of
+// every other ready item: they were offered before any of those.
+func (s *state[T]) takeBack(back []T) {
+	if len(back) == 0 {
+		return
+	}
+	if s.staged {
+		var zero T
+		back = append(back, s.head)
+		s.head, s.staged = zero, false
+	}
+	s.front = append(back, s.front...)
+}
+
+func (s *state[T]) release(idx uint32) {
+	var zero T
+	sl := s.slots[idx]
+	sl.item, sl.used = zero, false
+	s.free = append(s.free, idx)
+	s.inUse--
+}
+
+// laneReady counts the items offered in the lane and not yet claimed, and
+// settles the claimed ones on the way.
+func (s *state[T]) laneReady() int {
+	n := 0
+	for idx, sl := range s.slots {
+		if !sl.used {
+			continue
+		}
+		if sl.state.Load() == slotClaimed {
+			s.settle(uint32(idx))
+		} else {
+			n++
+		}
+	}
+	return n
+}
