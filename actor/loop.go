@@ -62,10 +62,10 @@ type core[T comparable] struct {
 	lane  chan *slot[T] // buffered: ready items for Get to claim; see lane.go
 	bell  chan struct{} // capacity 1: a consumer found the lane empty
 
-	itemsUsed atomic.Bool // Items was called: the lane is off for good
-	quit  chan struct{} // closed by ShutDown or when the Queue is dropped
-	drain chan struct{} // closed by ShutDownWithDrain
-	done  chan struct{} // closed as the owner goroutine's last act
+	itemsUsed atomic.Bool   // Items was called: the lane is off for good
+	quit      chan struct{} // closed by ShutDown or when the Queue is dropped
+	drain     chan struct{} // closed by ShutDownWithDrain
+	done      chan struct{} // closed as the owner goroutine's last act
 
 	quitOnce, drainOnce sync.Once
 	shutting            atomic.Bool
