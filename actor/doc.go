@@ -22,13 +22,27 @@
 // its state, a FIFO ring of ready items, a heap of delayed items and one
 // timer armed to the earliest deadline (an idle queue wakes up for
 // nothing). Callers talk to it over channels: Add, AddAfter and Done are
-// one-way messages into a hand-over buffer that the owner drains in
-// batches, so they never wait for a reply; Len waits for one. Consumers
-// receive from an unbuffered channel on which the owner offers the head
-// item, so an item becomes "processing" exactly when a consumer receives
-// it, and a consumer that gives up (GetContext, or a select on Items)
-// loses nothing. Rate limiters run in the caller's goroutine; metrics are
-// recorded by the owner goroutine.
+// one-way messages into hand-over buffers that the owner drains in
+// batches, so they never wait for a reply; Len and GetBatch wait for one.
+//
+// Consumers take items in one of two ways, and a consumer that gives up
+// (GetContext, or a select on Items) loses nothing either way:
+//
+//   - Items is an unbuffered channel on which the owner offers the head
+//     item: the item becomes "processing" exactly when a consumer receives
+//     it.
+//   - Get and GetContext also take from the lane, a small buffered channel
+//     of slots the owner keeps filled with the oldest ready items. The
+//     consumer claims a slot with one atomic store, and the item becomes
+//     processing at that store. The owner reads the claim whenever it next
+//     needs to know (an Add of the item, its Done, Len, shutdown), so every
+//     rule above holds exactly as with the unbuffered hand-off, while a
+//     consumer takes a ready item without waiting for the owner goroutine
+//     to be scheduled. The lane is off once Items has been called and for
+//     queues with metrics; see lane.go for the details.
+//
+// Rate limiters run in the caller's goroutine; metrics are recorded by the
+// owner goroutine.
 //
 // A caller always sees its own earlier calls applied: Add then Len from one
 // goroutine counts the add. The owner goroutine ends when ShutDown or
