@@ -1,6 +1,9 @@
 package actor
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // The lane lets Get take a ready item without waiting for the owner
 // goroutine. The owner moves ready items, oldest first, into slots that it
@@ -26,9 +29,13 @@ import "sync/atomic"
 // bell), and stops after serving a GetBatch, so that batch consumers do not
 // make it move items into the lane and back.
 //
-// The lane is off for queues with metrics (the queue latency is measured
-// when the owner hands an item out) and, from its first call, once Items is
-// used, since a select-based consumer receives from the unbuffered channel.
+// With metrics on, the consumer also reads the queue's clock as it claims
+// and rings the bell, and the owner settles claims in lane order on every
+// round, so the depth, queue latency and work duration are those of the
+// claim, recorded as soon as the owner runs.
+//
+// The lane is off, from its first call, once Items is used, since a
+// select-based consumer receives from the unbuffered channel.
 
 // laneSize is how many ready items the owner keeps offered in the lane.
 const laneSize = 64
@@ -44,11 +51,33 @@ const (
 // slotClaimed, or after receiving the slot back itself.
 type slot[T comparable] struct {
 	item  T
+	at    time.Time // with metrics: the consumer's clock reading at its claim
 	state atomic.Uint32
-	used  bool // owner only: in the lane, or claimed and not yet settled
+	used  bool   // owner only: in the lane, or claimed and not yet settled
+	gen   uint32 // owner only: counts the slot's trips through the lane
+}
+
+// sent is a slot as it was sent on the lane, for settling claims in the
+// order the lane hands them out.
+type sent struct {
+	idx, gen uint32
 }
 
 // claim is called by the consumer that received sl from the lane.
+// With metrics on, it stamps the claim and rings the bell, so that the
+// owner records the hand-out at once even if it was asleep.
+func (c *core[T]) claim(sl *slot[T]) T {
+	if c.m == nil {
+		return sl.claim()
+	}
+	sl.at = c.clock.Now()
+	item := sl.claim()
+	c.ring()
+	return item
+}
+
+// claim marks sl claimed and returns its item. Everything the consumer
+// writes to sl must come before, since the owner may reuse sl after.
 func (sl *slot[T]) claim() T {
 	item := sl.item
 	sl.state.Store(slotClaimed)
@@ -74,10 +103,33 @@ func (s *state[T]) toLane() (*slot[T], bool) {
 	}
 	sl := s.slots[idx]
 	sl.item, sl.used = item, true
+	sl.gen++
 	sl.state.Store(slotOffered)
 	s.items[item] = fLane | flags(idx)<<slotShift
 	s.inUse++
+	if s.m != nil {
+		s.sent = append(s.sent, sent{idx, sl.gen})
+	}
 	return sl, true
+}
+
+// settleClaimed settles the claimed slots at the head of the lane, in the
+// order the lane handed them out, and stops at the first one still offered.
+// With metrics on, the owner calls it on every round, so that depth and
+// latency follow claims closely even though no one tells it of them.
+func (s *state[T]) settleClaimed() {
+	for len(s.sent) > 0 {
+		e := s.sent[0]
+		sl := s.slots[e.idx]
+		if sl.used && sl.gen == e.gen {
+			if sl.state.Load() != slotClaimed {
+				return
+			}
+			s.settle(e.idx)
+		}
+		s.sent = s.sent[1:]
+	}
+	s.sent = nil
 }
 
 // resolve returns the flags of an item, first settling it if it is in the
@@ -101,6 +153,9 @@ func (s *state[T]) settle(idx uint32) {
 	sl := s.slots[idx]
 	s.items[sl.item] = fProcessing
 	s.nproc++
+	if s.m != nil {
+		s.m.getAt(sl.item, sl.at)
+	}
 	s.release(idx)
 }
 
@@ -131,7 +186,7 @@ func (s *state[T]) takeBack(back []T) {
 func (s *state[T]) release(idx uint32) {
 	var zero T
 	sl := s.slots[idx]
-	sl.item, sl.used = zero, false
+	sl.item, sl.used, sl.at = zero, false, time.Time{}
 	s.free = append(s.free, idx)
 	s.inUse--
 }

@@ -112,7 +112,7 @@ func newCore[T comparable](cfg Config[T]) *core[T] {
 		dones:      make(chan T, inboxSize),
 		lane:       make(chan *slot[T], laneSize),
 		bell:       make(chan struct{}, 1),
-		laneOn:     m == nil,
+		laneOn:     true,
 		quit:       make(chan struct{}),
 		drain:      make(chan struct{}),
 		done:       make(chan struct{}),
@@ -208,6 +208,7 @@ func (c *core[T]) loop() {
 				c.s.due(c.since())
 			case <-c.mtimerC:
 				c.mArmed = false
+				c.s.settleClaimed()
 				c.m.updateUnfinished()
 			case <-drain:
 				c.startDrain(&drain)
@@ -215,6 +216,9 @@ func (c *core[T]) loop() {
 				c.flush()
 				return
 			}
+		}
+		if c.m != nil {
+			c.s.settleClaimed()
 		}
 		if c.draining && c.s.nproc == 0 && c.s.inUse == 0 {
 			return
@@ -270,6 +274,7 @@ func (c *core[T]) poll(drain *chan struct{}) (quit bool) {
 		c.startDrain(drain)
 	case <-c.mtimerC:
 		c.mArmed = false
+		c.s.settleClaimed()
 		c.m.updateUnfinished()
 	default:
 	}

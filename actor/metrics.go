@@ -157,7 +157,12 @@ func (m *metrics[T]) get(item T) {
 	if m == nil {
 		return
 	}
-	now := m.clock.Now()
+	m.getAt(item, m.clock.Now())
+}
+
+// getAt records that item was handed out at now (for an item claimed from
+// the lane, the consumer's reading of the clock when it claimed it).
+func (m *metrics[T]) getAt(item T, now time.Time) {
 	m.depth.Dec()
 	if t, ok := m.addTimes[item]; ok {
 		m.latency.Observe(now.Sub(t).Seconds())

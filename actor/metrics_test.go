@@ -798,3 +798,30 @@ func TestMetricsDepthAfterShutDown(t *testing.T) {
 		}
 	})
 }
+
+// TestMetricsLaneClaimWhileIdle checks that an item a consumer claims from
+// the lane while the owner goroutine sleeps is recorded at once, with the
+// latency of the claim.
+func TestMetricsLaneClaimWhileIdle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		q := namedQueue(r)
+		defer q.ShutDown()
+		q.Add("x")
+		mustGet(t, q, "x") // a Get: the owner fills the lane from now on
+		q.Done("x")
+		q.Add("a")
+		q.Add("b")
+		synctest.Wait() // a and b offered in the lane; the owner sleeps
+		time.Sleep(time.Second)
+		mustGet(t, q, "a") // claimed from the lane
+		synctest.Wait()
+		if got := r.valueOf(kDepth); got != 1 {
+			t.Fatalf("depth after the claim = %v; want 1", got)
+		}
+		if got, want := r.observed(kLatency), []float64{0, 1}; !slices.Equal(got, want) {
+			t.Fatalf("latencies = %v; want %v (a claimed 1s after it was added)", got, want)
+		}
+		q.Done("a")
+	})
+}

@@ -120,7 +120,7 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 	select {
 	case sl := <-c.lane:
 		if sl != nil {
-			return sl.claim(), false
+			return c.claim(sl), false
 		}
 		return c.leftover()
 	default:
@@ -129,7 +129,7 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 	select {
 	case sl := <-c.lane:
 		if sl != nil {
-			return sl.claim(), false
+			return c.claim(sl), false
 		}
 	case item, ok := <-c.out:
 		if ok {
@@ -207,14 +207,14 @@ func (q *Queue[T]) GetContext(ctx context.Context) (item T, err error) {
 	select {
 	case sl := <-c.lane:
 		if sl != nil {
-			return sl.claim(), nil
+			return c.claim(sl), nil
 		}
 	default:
 		c.ring()
 		select {
 		case sl := <-c.lane:
 			if sl != nil {
-				return sl.claim(), nil
+				return c.claim(sl), nil
 			}
 		case item, ok := <-c.out:
 			if ok {

@@ -49,6 +49,7 @@ type state[T comparable] struct {
 	slots []*slot[T] // lane slots by index; see lane.go
 	free  []uint32   // indices of unused slots
 	inUse int        // slots in the lane or claimed and not yet settled
+	sent  []sent     // with metrics: slots in the order sent on the lane
 
 	delay  delayHeap[T]
 	delays map[T]delay // the live delay of each item with fDelayed
