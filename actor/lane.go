@@ -132,8 +132,9 @@ func (s *state[T]) settleClaimed() {
 	s.sent = nil
 }
 
-// resolve returns the flags of an item, first settling it if it is in the
-// lane and has been claimed.
+// resolve returns the flags of an item, settling it first if it is in the
+// lane and has been claimed. The caller must store the flags it returns
+// (or the flags it derives from them): resolve does not.
 func (s *state[T]) resolve(f flags) flags {
 	if f&fLane == 0 {
 		return f
@@ -143,15 +144,20 @@ func (s *state[T]) resolve(f flags) flags {
 	if sl.state.Load() != slotClaimed {
 		return f
 	}
-	s.settle(idx)
+	s.claimed(idx)
 	return fProcessing
 }
 
 // settle turns a claimed slot's item into a processing item and frees the
 // slot.
 func (s *state[T]) settle(idx uint32) {
+	s.items[s.slots[idx].item] = fProcessing
+	s.claimed(idx)
+}
+
+// claimed does the bookkeeping of settle except the store of the flags.
+func (s *state[T]) claimed(idx uint32) {
 	sl := s.slots[idx]
-	s.items[sl.item] = fProcessing
 	s.nproc++
 	if s.m != nil {
 		s.m.getAt(sl.item, sl.at)
