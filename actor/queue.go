@@ -140,8 +140,12 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 }
 
 // ring wakes the owner goroutine to refill the lane, unless a wake-up is
-// already pending.
+// already pending or the lane is off for good (Items was called, or the
+// queue is shutting down).
 func (c *core[T]) ring() {
+	if c.itemsUsed.Load() || c.shutting.Load() {
+		return
+	}
 	select {
 	case c.bell <- struct{}{}:
 	default:
@@ -243,7 +247,10 @@ func (q *Queue[T]) Items() <-chan T {
 	c := q.c
 	if !c.itemsUsed.Load() {
 		c.itemsUsed.Store(true)
-		c.ring()
+		select { // wake the owner to take the lane back
+		case c.bell <- struct{}{}:
+		default:
+		}
 	}
 	return c.out
 }
