@@ -18,7 +18,8 @@ type Clock interface {
 }
 
 // A Timer is the part of *time.Timer a queue uses. Its channel must deliver
-// at most one value per arming; spurious or stale deliveries are tolerated.
+// at most one value per arming; spurious or stale deliveries are tolerated,
+// and a value left unreceived is taken before the timer is reset.
 type Timer interface {
 	C() <-chan time.Time
 	Stop() bool

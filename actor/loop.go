@@ -448,7 +448,7 @@ func (c *core[T]) arm() {
 			c.timer = c.clock.NewTimer(d)
 			c.timerC = c.timer.C()
 		} else {
-			c.timer.Reset(d)
+			resetTimer(c.timer, d)
 		}
 		c.armed, c.armedAt = true, at
 		break
@@ -458,10 +458,21 @@ func (c *core[T]) arm() {
 			c.mtimer = c.clock.NewTimer(updatePeriod)
 			c.mtimerC = c.mtimer.C()
 		} else {
-			c.mtimer.Reset(updatePeriod)
+			resetTimer(c.mtimer, updatePeriod)
 		}
 		c.mArmed = true
 	}
+}
+
+// resetTimer re-arms t. It first takes a value the timer may have sent
+// and nobody received: a Clock whose timers have buffered channels (such as
+// k8s.io/utils/clock's FakeClock) would otherwise block on the next firing.
+func resetTimer(t Timer, d time.Duration) {
+	select {
+	case <-t.C():
+	default:
+	}
+	t.Reset(d)
 }
 
 // exit stops the timers, leaves the queued items to Get, and closes out

@@ -1,0 +1,99 @@
+// Package adapter is client-go's util/workqueue API on top of actorq's
+// queue: replacing the import
+//
+//	"k8s.io/client-go/util/workqueue"
+//
+// with
+//
+//	workqueue "github.com/actorq/actorq/adapter"
+//
+// compiles and behaves the same, only faster and without client-go's known
+// defects. Every exported name of client-go v0.37's workqueue is here, with
+// the same signature. The interface, config and metric types are aliases of
+// client-go's, so values cross both ways: an adapter queue is a client-go
+// queue to any code that takes one (controller-runtime's
+// TypedOptions.NewQueue included), and client-go limiters, custom storage
+// and metrics providers plug into the adapter unchanged.
+//
+// The queues keep client-go's guarantees:
+//
+//   - Fair: items are handed out in the order in which they were added.
+//   - Stingy: an item added several times before it is handed out is
+//     processed once, and an item is never processed by two workers at once.
+//   - Re-adding while processing: an item added while it is processed is
+//     handed out again after Done.
+//   - Shutdown: after ShutDown, Get returns the items still queued, then
+//     reports shutdown.
+//
+// # Intended differences
+//
+// These fixes are the only intended behaviour differences from client-go;
+// the compatibility tests assert each one against both implementations:
+//
+//   - No goroutine is left after ShutDown. ShutDown and ShutDownWithDrain
+//     return once the queue's only goroutine has ended. client-go's
+//     delaying queue returns while its waitingLoop may still run
+//     (kubernetes/kubernetes#134323; the plain queue was fixed in
+//     kubernetes/kubernetes#135072).
+//   - AddAfter never blocks. client-go hands each delayed item to its
+//     waiting loop over a channel of 1000 slots, so a burst of AddAfter
+//     calls blocks the producers until the loop catches up; here the
+//     request is queued without a fixed bound.
+//   - Done of an item that is not being processed does nothing. client-go
+//     queues the item a second time if it is waiting, so it is handed out
+//     twice (kubernetes/kubernetes#79934, closed as misuse).
+//   - One de-duplication domain spans ready, delayed and processing items.
+//     An Add of an item waiting on an AddAfter makes it ready now and drops
+//     the delay; an AddAfter of an item that is already ready (or added
+//     again while processing) does nothing. client-go keeps both copies and
+//     processes the item twice (kubernetes/kubernetes#126027,
+//     kubernetes/kubernetes#110642). controller-runtime's priority queue
+//     behaves like the adapter.
+//   - Rate limiter delays are never negative. client-go's exponential
+//     limiter computes baseDelay*2^n in float64 and converts it to a
+//     Duration; at exactly 2^63 nanoseconds the overflow guard added in
+//     kubernetes/kubernetes#31396 lets it through and the delay becomes
+//     math.MinInt64 (from the 64th failure with a 1ns base and no real
+//     maximum), so the item is retried at once, forever. Negative
+//     constructor arguments are taken as 0, and nil limiters in a max-of
+//     limiter are skipped instead of panicking.
+//
+// An untyped queue given an item that cannot be a map key panics in the
+// caller's goroutine, naming the type, on every method, and keeps working;
+// client-go's AddAfter panics instead in its waiting loop's goroutine,
+// which kills the process.
+//
+// Two smaller differences follow from the same rules: at ShutDown, an item
+// that was added again while processing is dropped (client-go hands it out
+// once more after its Done, to a worker that is shutting down), and pending
+// delays are dropped; and AddRateLimited after ShutDown does not consult the
+// limiter, so NumRequeues does not grow.
+//
+// # Extras
+//
+// Every queue this package makes (except a delaying queue over a custom
+// Queue interface) also satisfies [Extras]: Items, a channel to select on
+// next to ctx.Done(), and GetContext. Reach them with a type assertion on
+// the client-go interface, q.(workqueue.Extras[T]).
+//
+// # Clocks and metrics
+//
+// A config's Clock (k8s.io/utils/clock) drives delays and metrics, so
+// tests that step a FakeClock keep passing: as with client-go, a delayed
+// item shows up a moment after Step returns, so poll Len. Metrics have
+// client-go's names and meanings, reported through the config's
+// MetricsProvider or the global one. The global provider is client-go's:
+// [SetProvider] sets it, and a provider set with client-go's own
+// workqueue.SetProvider (as controller-runtime's metrics package does when
+// imported) is used by adapter queues too.
+//
+// # Who owns what
+//
+// Each queue's state lives in one goroutine of package
+// github.com/actorq/actorq/actor, started by the constructor and ended by
+// ShutDown (or once the queue is unreachable). The adapter itself keeps no
+// state and starts no goroutine: each method is a one-line translation.
+// Rate limiters, metrics and custom storage are called as in client-go:
+// limiters in the goroutine that calls AddRateLimited, Forget or
+// NumRequeues; storage and metrics only from the queue's goroutine.
+package adapter
