@@ -118,18 +118,22 @@ func (s *state[T]) toLane() (*slot[T], bool) {
 // With metrics on, the owner calls it on every round, so that depth and
 // latency follow claims closely even though no one tells it of them.
 func (s *state[T]) settleClaimed() {
-	for len(s.sent) > 0 {
-		e := s.sent[0]
+	for s.sentHead < len(s.sent) {
+		e := s.sent[s.sentHead]
 		sl := s.slots[e.idx]
 		if sl.used && sl.gen == e.gen {
 			if sl.state.Load() != slotClaimed {
+				if s.sentHead >= 64 && 2*s.sentHead >= len(s.sent) {
+					n := copy(s.sent, s.sent[s.sentHead:])
+					s.sent, s.sentHead = s.sent[:n], 0
+				}
 				return
 			}
 			s.settle(e.idx)
 		}
-		s.sent = s.sent[1:]
+		s.sentHead++
 	}
-	s.sent = nil
+	s.sent, s.sentHead = s.sent[:0], 0 // reuse the array: no allocation per item
 }
 
 // resolve returns the flags of an item, settling it first if it is in the

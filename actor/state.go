@@ -46,10 +46,11 @@ type state[T comparable] struct {
 	head   T
 	staged bool
 
-	slots []*slot[T] // lane slots by index; see lane.go
-	free  []uint32   // indices of unused slots
-	inUse int        // slots in the lane or claimed and not yet settled
-	sent  []sent     // with metrics: slots in the order sent on the lane
+	slots    []*slot[T] // lane slots by index; see lane.go
+	free     []uint32   // indices of unused slots
+	inUse    int        // slots in the lane or claimed and not yet settled
+	sent     []sent     // with metrics: slots in the order sent on the lane,
+	sentHead int        // from sent[sentHead] on
 
 	delay  delayHeap[T]
 	delays map[T]delay // the live delay of each item with fDelayed

@@ -1,0 +1,72 @@
+package bench
+
+import (
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+)
+
+// latencyResult is what one paced run measured.
+type latencyResult struct {
+	// latency holds, per measured item, the time from just before its Add
+	// to its Get returning, sorted.
+	latency []time.Duration
+	// rate is the add rate achieved, in items per second.
+	rate float64
+}
+
+// runLatency has one producer add items 0..n-1 at a steady rate (items per
+// second) while consumers goroutines Get and Done them, and measures each
+// item's Add-to-Get latency. The first warmup items are not measured.
+//
+// The producer paces itself by spinning on the clock with runtime.Gosched
+// between items: at about 7µs per item no timer or sleep is fine enough
+// (time.Sleep wakes about 1ms late here), and Gosched leaves the processor
+// to the queue and the consumers whenever they have work. It adds at once
+// when it is behind schedule, so a stall is followed by a short burst.
+//
+// It returns when every item was received (so it blocks if q loses one),
+// after shutting q down and waiting for its goroutines.
+func runLatency(q queue, n, warmup, consumers int, rate float64) latencyResult {
+	var (
+		added    = make([]time.Duration, n) // since base; written before Add
+		latency  = make([]time.Duration, n)
+		left     sync.WaitGroup
+		wg       sync.WaitGroup
+		interval = time.Duration(float64(time.Second) / rate)
+		base     = time.Now()
+	)
+	left.Add(n)
+	for range consumers {
+		wg.Go(func() {
+			for {
+				item, shutdown := q.Get()
+				if shutdown {
+					return
+				}
+				latency[item] = time.Since(base) - added[item]
+				q.Done(item)
+				left.Done()
+			}
+		})
+	}
+	for i := range n {
+		next := time.Duration(i) * interval
+		for time.Since(base) < next {
+			runtime.Gosched()
+		}
+		added[i] = time.Since(base)
+		q.Add(i)
+	}
+	left.Wait()
+	q.ShutDown()
+	wg.Wait()
+
+	res := latencyResult{latency: latency[min(warmup, n):]}
+	slices.Sort(res.latency)
+	if n > 1 && added[n-1] > added[0] {
+		res.rate = float64(n-1) / (added[n-1] - added[0]).Seconds()
+	}
+	return res
+}

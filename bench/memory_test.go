@@ -1,0 +1,56 @@
+package bench
+
+import "testing"
+
+// memoryItems is how many items BenchmarkMemory queues.
+const memoryItems = 1_000_000
+
+func TestMemory(t *testing.T) {
+	const n = 10_000
+	for _, im := range impls {
+		t.Run("impl="+im.name, func(t *testing.T) {
+			q := im.newQueue()
+			defer q.ShutDown()
+			res, err := runMemory(q, n)
+			if err != nil {
+				t.Fatalf("runMemory() error: %v", err)
+			}
+			// 10,000 queued ints take some heap in any queue.
+			if res.queued <= 0 {
+				t.Errorf("bytes per queued item = %v; want > 0", res.queued)
+			}
+		})
+	}
+}
+
+// BenchmarkMemory queues memoryItems items in a new queue per op and
+// reports the heap growth per item over the empty queue, with all of them
+// queued (B/queued-item) and after all were got and done
+// (B/item-after-drain), and the heap allocations per item from the first
+// Add to the last Done (allocs/item), averaged over the ops. The time per
+// op is mostly garbage collection, so it reports none; its B/op and
+// allocs/op count a whole op (1M items and the harness).
+func BenchmarkMemory(b *testing.B) {
+	for _, im := range impls {
+		b.Run("impl="+im.name, func(b *testing.B) {
+			var queued, drained, allocs float64
+			ops := 0
+			for b.Loop() {
+				q := im.newQueue()
+				res, err := runMemory(q, memoryItems)
+				q.ShutDown()
+				if err != nil {
+					b.Fatalf("runMemory() error: %v", err)
+				}
+				queued += res.queued
+				drained += res.drained
+				allocs += res.allocs
+				ops++
+			}
+			b.ReportMetric(0, "ns/op")
+			b.ReportMetric(queued/float64(ops), "B/queued-item")
+			b.ReportMetric(drained/float64(ops), "B/item-after-drain")
+			b.ReportMetric(allocs/float64(ops), "allocs/item")
+		})
+	}
+}

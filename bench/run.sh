@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# run.sh runs the side-by-side benchmarks and prints benchstat tables with
+# each implementation's ratio to client-go.
+#
+#   ./run.sh                          # full run: COUNT=6 rounds, 1s per benchmark
+#   COUNT=2 BENCHTIME=100ms ./run.sh  # quick look, a couple of minutes
+#   BENCH=Pipeline CPU=2 ./run.sh     # one benchmark, GOMAXPROCS=2 only
+#
+# Environment:
+#   COUNT      rounds (samples per benchmark and GOMAXPROCS), default 6
+#   BENCHTIME  -benchtime per benchmark, default 1s
+#   BENCH      -bench regexp, default . (all)
+#   CPU        -cpu list (GOMAXPROCS values), default 1,2
+#
+# The test binary is built once, so every round measures the same code even
+# if the tree changes meanwhile, and run COUNT times with -count=1: each
+# round runs every benchmark and implementation once, so the samples of the
+# three implementations interleave and a slow spell of the machine hits all
+# of them alike. (go test -count=N would run the N samples of one
+# sub-benchmark back to back.)
+#
+# Raw output goes to results/bench-<UTC time>-<commit>.txt; its header
+# records the commit and any uncommitted changes to actor/ or ratelimit/
+# when the binary was built (a fingerprint and the files).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+COUNT=${COUNT:-6}
+BENCHTIME=${BENCHTIME:-1s}
+BENCH=${BENCH:-.}
+CPU=${CPU:-1,2}
+
+PATH=$PATH:$(go env GOPATH)/bin
+if ! command -v benchstat >/dev/null; then
+	echo "installing benchstat" >&2
+	go install golang.org/x/perf/cmd/benchstat@latest
+fi
+
+commit=$(git -C .. log -1 --format=%h 2>/dev/null || echo unknown)
+# Uncommitted changes to the library the binary is built from: the files,
+# and a fingerprint of their contents, so two runs can be told apart.
+lib="actor ratelimit"
+changed=$(git -C .. status --porcelain -- $lib 2>/dev/null | awk '{print $2}' | paste -sd, -)
+changes=none
+if [ -n "$changed" ]; then
+	changes=$({
+		git -C .. diff HEAD -- $lib
+		git -C .. ls-files -o --exclude-standard -- $lib | while read -r f; do
+			echo "$f"
+			cat "../$f"
+		done
+	} | sha1sum | cut -c1-10)" ($changed)"
+fi
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p results
+out=results/bench-$stamp-$commit.txt
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go test -c -o "$tmp/bench.test" .
+
+{
+	echo "commit: $commit"
+	echo "uncommitted-library-changes: $changes"
+	echo "goversion: $(go env GOVERSION)"
+	echo "# started $(date -u '+%Y-%m-%d %H:%M:%S UTC'), COUNT=$COUNT BENCHTIME=$BENCHTIME BENCH=$BENCH CPU=$CPU, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+} >"$out"
+
+for i in $(seq "$COUNT"); do
+	echo "round $i/$COUNT (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+	"$tmp/bench.test" -test.run='^$' -test.bench="$BENCH" -test.benchmem \
+		-test.count=1 -test.cpu="$CPU" -test.benchtime="$BENCHTIME" |
+		grep -v -e '^PASS$' -e '^ok ' >>"$out"
+done
+echo "# finished $(date -u '+%Y-%m-%d %H:%M:%S UTC'), load: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out"
+
+echo "raw results: bench/$out"
+echo
+# One benchstat call per benchmark; columns are the implementations, and
+# the actorq and crpq columns show the change from clientgo (-: less or
+# faster, +: more or slower; ~: no significant difference at p < 0.05 over
+# the COUNT samples). Rows ending in -2 ran at GOMAXPROCS=2, the others at 1.
+# Units that mean nothing for a benchmark are left out here but kept in
+# the raw file: Pipeline's allocs/op (truncated; allocs/item is exact),
+# Latency's and Memory's B/op and allocs/op (a whole paced run or 1M-item
+# fill and drain, harness included).
+grep -E '^[a-z-]+: ' "$out" | sort -u
+for name in Pipeline DedupStorm AddAfterStorm Latency Memory; do
+	grep -q "^Benchmark$name/" "$out" || continue
+	echo
+	echo "## $name"
+	benchstat -col /impl \
+		-filter ".name:$name -(.name:Pipeline AND .unit:allocs/op) -(.name:(Latency OR Memory) AND .unit:(B/op OR allocs/op))" \
+		"$out" | grep -vE '^[a-z-]+: '
+done
+if grep -q '^BenchmarkActorMetrics/' "$out"; then
+	echo
+	echo "## ActorMetrics (actorq alone, metrics off vs on)"
+	benchstat -col /metrics -filter '.name:ActorMetrics' "$out" | grep -vE '^[a-z-]+: '
+fi
