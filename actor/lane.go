@@ -38,7 +38,7 @@ import (
 // select-based consumer receives from the unbuffered channel.
 
 // laneSize is how many ready items the owner keeps offered in the lane.
-const laneSize = 64
+const laneSize = 256
 
 const (
 	slotOffered uint32 = iota

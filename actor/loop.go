@@ -47,7 +47,7 @@ const (
 	inboxSize = 512
 	// batchSize bounds one batch of inbox requests, so that consumers and
 	// due timers are served between batches however long the flood.
-	batchSize = 128
+	batchSize = 64
 )
 
 // core is what the owner goroutine and the callers share. The channels and
@@ -285,6 +285,7 @@ func (c *core[T]) poll(drain *chan struct{}) (quit bool) {
 // on, and the loop ends once nothing is processing.
 func (c *core[T]) startDrain(drain *chan struct{}) {
 	*drain = nil
+	c.flush() // what was sent before ShutDownWithDrain counts
 	c.draining = true
 	c.s.dropDelayed()
 	if c.laneOn {

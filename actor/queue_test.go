@@ -563,3 +563,35 @@ func TestLenCountsOwnEarlierCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestShutDownAppliesEarlierCalls checks that requests a caller sent before
+// ShutDown or ShutDownWithDrain are applied: every item it added is handed
+// out, during the drain or after.
+func TestShutDownAppliesEarlierCalls(t *testing.T) {
+	for _, stop := range []struct {
+		name string
+		f    func(*actor.Queue[int])
+	}{{"ShutDown", (*actor.Queue[int]).ShutDown}, {"ShutDownWithDrain", (*actor.Queue[int]).ShutDownWithDrain}} {
+		t.Run(stop.name, func(t *testing.T) {
+			for round := range 200 {
+				q := actor.New(actor.Config[int]{})
+				const n = 2000
+				for i := range n {
+					q.Add(i)
+				}
+				stop.f(q)
+				got := 0
+				for {
+					_, shutdown := q.Get()
+					if shutdown {
+						break
+					}
+					got++
+				}
+				if got != n {
+					t.Fatalf("round %d: %d items handed out after %s; want %d", round, got, stop.name, n)
+				}
+			}
+		})
+	}
+}
