@@ -45,7 +45,12 @@
 // owner goroutine.
 //
 // A caller always sees its own earlier calls applied: Add then Len from one
-// goroutine counts the add. The owner goroutine ends when ShutDown or
+// goroutine counts the add, and Done then Add applies the Done first. The
+// one-way calls have one allowed reordering against a Get: if a consumer
+// adds an item that is ready and at once takes it with Get, the Get may
+// come first, and then the Add counts as made while the item was
+// processing, so the item runs once more after Done (never concurrently,
+// never lost). The owner goroutine ends when ShutDown or
 // ShutDownWithDrain returns, or once the Queue becomes unreachable.
 //
 // # Differences from client-go
