@@ -116,27 +116,39 @@ func (q *Queue[T]) NumRequeues(item T) int { return q.c.limiter.NumRequeues(item
 // one each, until none is left; those items are no longer tracked, so Done
 // of them does nothing and adding them again is ignored.
 func (q *Queue[T]) Get() (item T, shutdown bool) {
-	c := q.c
+	if item, got, _ := q.c.take(nil); got {
+		return item, false
+	}
+	return q.c.leftover()
+}
+
+// take is the receive of Get and GetContext: an item claimed from the lane
+// or received from out, or, with got false, the sign that the queue has
+// ended (take the leftovers) or, with canceled true, that cancel was
+// closed first.
+func (c *core[T]) take(cancel <-chan struct{}) (item T, got, canceled bool) {
 	select {
 	case sl := <-c.lane:
-		if sl != nil {
-			return c.claim(sl), false
+		if sl == nil {
+			return item, false, false
 		}
-		return c.leftover()
+		return c.claim(sl), true, false
 	default:
 	}
 	c.ring()
 	select {
 	case sl := <-c.lane:
 		if sl != nil {
-			return c.claim(sl), false
+			return c.claim(sl), true, false
 		}
 	case item, ok := <-c.out:
 		if ok {
-			return item, false
+			return item, true, false
 		}
+	case <-cancel:
+		return item, false, true
 	}
-	return c.leftover()
+	return item, false, false
 }
 
 // ring wakes the owner goroutine to refill the lane, unless a wake-up is
@@ -207,28 +219,14 @@ func (q *Queue[T]) GetBatch(buf []T) (items []T, shutdown bool) {
 // left processing because the context ended: it stays queued for the next
 // consumer.
 func (q *Queue[T]) GetContext(ctx context.Context) (item T, err error) {
-	c := q.c
-	select {
-	case sl := <-c.lane:
-		if sl != nil {
-			return c.claim(sl), nil
-		}
-	default:
-		c.ring()
-		select {
-		case sl := <-c.lane:
-			if sl != nil {
-				return c.claim(sl), nil
-			}
-		case item, ok := <-c.out:
-			if ok {
-				return item, nil
-			}
-		case <-ctx.Done():
-			return item, ctx.Err()
-		}
+	item, got, canceled := q.c.take(ctx.Done())
+	switch {
+	case got:
+		return item, nil
+	case canceled:
+		return item, ctx.Err()
 	}
-	item, shutdown := c.leftover()
+	item, shutdown := q.c.leftover()
 	if shutdown {
 		return item, ErrShutDown
 	}
