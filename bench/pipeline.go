@@ -3,6 +3,8 @@ package bench
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/actorq/actorq/actor"
 )
 
 // pipelineResult is what the consumers of one pipeline run saw.
@@ -40,11 +42,7 @@ func runPipeline(q queue, producers, consumers, n int, check bool, start, stop f
 	for c := range consumers {
 		wg.Go(func() {
 			got := 0
-			for {
-				item, shutdown := q.Get()
-				if shutdown {
-					break
-				}
+			handle := func(item int) {
 				if seen != nil {
 					seen[item].Add(1)
 				}
@@ -52,6 +50,26 @@ func runPipeline(q queue, producers, consumers, n int, check bool, start, stop f
 				got++
 				if received.Add(1) == int64(n) {
 					close(finished)
+				}
+			}
+			if bt, ok := q.(batchTaker); ok {
+				buf := make([]int, 0, pipelineBatch)
+				for {
+					items, shutdown := bt.takeBatch(buf)
+					if shutdown {
+						break
+					}
+					for _, item := range items {
+						handle(item)
+					}
+				}
+			} else {
+				for {
+					item, shutdown := q.Get()
+					if shutdown {
+						break
+					}
+					handle(item)
 				}
 			}
 			counts[c] = got
@@ -88,3 +106,27 @@ func runPipeline(q queue, producers, consumers, n int, check bool, start, stop f
 	}
 	return res
 }
+
+// pipelineBatch is how many items a batch consumer asks for at a time.
+const pipelineBatch = 64
+
+// batchTaker is a queue whose pipeline consumers take up to pipelineBatch
+// items per call instead of one Get each.
+type batchTaker interface {
+	takeBatch(buf []int) ([]int, bool)
+}
+
+// batchQueue is actorq's queue driven through GetBatch (the batch
+// hand-out): each consumer takes up to pipelineBatch ready items in one
+// exchange with the owner goroutine, all processing, then Dones each.
+type batchQueue struct{ *actor.Queue[int] }
+
+func (q batchQueue) takeBatch(buf []int) ([]int, bool) { return q.GetBatch(buf) }
+
+// pipelineImpls are the implementations of BenchmarkPipeline: impls and
+// actorq's batch hand-out, whose ratio to client-go's one-at-a-time Get is
+// the point of the batch.
+var pipelineImpls = append(impls[:len(impls):len(impls)], impl{
+	name:     "actorqbatch",
+	newQueue: func() queue { return batchQueue{actor.New(actor.Config[int]{})} },
+})

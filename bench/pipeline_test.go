@@ -12,7 +12,7 @@ var pipelineShapes = []struct{ p, c int }{
 
 func TestPipeline(t *testing.T) {
 	const n = 10_000
-	for _, im := range impls {
+	for _, im := range pipelineImpls {
 		for _, s := range pipelineShapes {
 			for _, n := range []int{0, n} {
 				t.Run(fmt.Sprintf("p=%d,c=%d,n=%d/impl=%s", s.p, s.c, n, im.name), func(t *testing.T) {
@@ -41,7 +41,7 @@ func TestPipeline(t *testing.T) {
 func BenchmarkPipeline(b *testing.B) {
 	for _, s := range pipelineShapes {
 		b.Run(fmt.Sprintf("p=%d,c=%d", s.p, s.c), func(b *testing.B) {
-			for _, im := range impls {
+			for _, im := range pipelineImpls {
 				b.Run("impl="+im.name, func(b *testing.B) {
 					b.ReportAllocs()
 					var m0, m1 uint64
