@@ -296,9 +296,11 @@ func (c *core[T]) startDrain(drain *chan struct{}) {
 // handOutWaiting hands ready items to consumers already waiting to
 // receive, and returns how many it handed out.
 //
-// It stops as soon as a request is waiting in the inbox, so that requests
-// sent before a consumer started to wait (its own Add of the head, say) are
-// applied before that consumer is served.
+// After the first item it stops as soon as a request is waiting in the
+// inbox, so that requests sent before a consumer started to wait (its own
+// Add of the head, say) are applied before that consumer is served; the
+// first item is handed out regardless, so that a flood of requests cannot
+// starve consumers.
 func (c *core[T]) handOutWaiting() int {
 	n := c.fillBatches()
 	if c.laneOn {
@@ -307,7 +309,7 @@ func (c *core[T]) handOutWaiting() int {
 		}
 		return n
 	}
-	for len(c.inbox) == 0 && c.s.stage() {
+	for first := true; (first || len(c.inbox) == 0) && c.s.stage(); first = false {
 		select {
 		case c.out <- c.s.head:
 			c.s.handOut()

@@ -595,3 +595,36 @@ func TestShutDownAppliesEarlierCalls(t *testing.T) {
 		})
 	}
 }
+
+// TestItemsNotStarvedByFlood checks that a consumer selecting on Items is
+// served while producers keep the owner goroutine's inbox full.
+func TestItemsNotStarvedByFlood(t *testing.T) {
+	q := actor.New(actor.Config[int]{})
+	defer q.ShutDown()
+	items := q.Items()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for p := range 4 {
+		wg.Go(func() {
+			for i := p; ; i += 4 {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				q.Add(i)
+			}
+		})
+	}
+	defer wg.Wait()
+	defer close(stop)
+	timeout := time.After(10 * time.Second)
+	for got := 0; got < 1000; got++ {
+		select {
+		case item := <-items:
+			q.Done(item)
+		case <-timeout:
+			t.Fatalf("the Items consumer got %d items in 10s while producers flooded the queue", got)
+		}
+	}
+}
