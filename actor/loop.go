@@ -399,8 +399,10 @@ func (c *core[T]) serveDones() int {
 
 // serveDue makes due items ready, if any item is delayed.
 func (c *core[T]) serveDue() {
-	if at, ok := c.s.next(); ok && at <= c.since() {
-		c.s.due(c.since())
+	if at, ok := c.s.next(); ok {
+		if now := c.since(); at <= now {
+			c.s.due(now)
+		}
 	}
 }
 
@@ -446,36 +448,33 @@ func (c *core[T]) arm() {
 			c.s.due(now)
 			continue
 		}
-		d := time.Duration(at - now)
-		if c.timer == nil {
-			c.timer = c.clock.NewTimer(d)
-			c.timerC = c.timer.C()
-		} else {
-			resetTimer(c.timer, d)
-		}
+		c.startTimer(&c.timer, &c.timerC, time.Duration(at-now))
 		c.armed, c.armedAt = true, at
 		break
 	}
 	if !c.mArmed && c.m.wantsTick() {
-		if c.mtimer == nil {
-			c.mtimer = c.clock.NewTimer(updatePeriod)
-			c.mtimerC = c.mtimer.C()
-		} else {
-			resetTimer(c.mtimer, updatePeriod)
-		}
+		c.startTimer(&c.mtimer, &c.mtimerC, updatePeriod)
 		c.mArmed = true
 	}
 }
 
-// resetTimer re-arms t. It first takes a value the timer may have sent
-// and nobody received: a Clock whose timers have buffered channels (such as
-// k8s.io/utils/clock's FakeClock) would otherwise block on the next firing.
-func resetTimer(t Timer, d time.Duration) {
+// startTimer arms *t to fire in d, making it (and *ch, its channel) on
+// first use. Re-arming stops the timer and then takes a value it may have
+// sent and nobody received: a Clock whose timers have buffered channels
+// (such as k8s.io/utils/clock's FakeClock, whose Step sends while holding
+// the clock's lock) would otherwise block on the next firing.
+func (c *core[T]) startTimer(t *Timer, ch *<-chan time.Time, d time.Duration) {
+	if *t == nil {
+		*t = c.clock.NewTimer(d)
+		*ch = (*t).C()
+		return
+	}
+	(*t).Stop() // no send can happen after this
 	select {
-	case <-t.C():
+	case <-*ch:
 	default:
 	}
-	t.Reset(d)
+	(*t).Reset(d)
 }
 
 // exit stops the timers, leaves the queued items to Get, and closes out

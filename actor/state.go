@@ -31,7 +31,7 @@ const shrinkFloor = 1024
 //
 // One map holds the flags of every item the queue knows: ready, processing,
 // dirty and delayed alike, so one lookup answers any question and
-// de-duplication spans all of them. Its values are one byte, which keeps the
+// de-duplication spans all of them. Its values are four bytes (the flags, and a lane slot's index), which keep the
 // map small for a million queued items; the deadlines of delayed items are
 // in a second map that only they pay for. The ready items wait in front
 // (items taken back from the lane, oldest first) and then in store, in
@@ -117,7 +117,16 @@ func (s *state[T]) add(item T) {
 		delete(s.delays, item)
 		s.stale++
 		s.m.setDelayed(len(s.delays))
+		s.enqueue(item, f)
+		s.compactDelay()
+		return
 	}
+	s.enqueue(item, f)
+}
+
+// enqueue makes an item with flags f (neither ready, dirty, delayed nor in
+// the lane) ready, or marks it to run again after Done if it is processing.
+func (s *state[T]) enqueue(item T, f flags) {
 	s.m.add(item)
 	if f&fProcessing != 0 {
 		f |= fDirty
@@ -126,7 +135,6 @@ func (s *state[T]) add(item T) {
 		s.store.Push(item)
 	}
 	s.put(item, f)
-	s.compactDelay()
 }
 
 // addAt makes item ready at deadline at, unless it is already waiting to
@@ -196,8 +204,7 @@ func (s *state[T]) due(now int64) {
 		}
 		delete(s.delays, e.item)
 		s.m.setDelayed(len(s.delays))
-		s.items[e.item] &^= fDelayed
-		s.add(e.item)
+		s.enqueue(e.item, s.items[e.item]&^fDelayed) // a delayed item is at most also processing
 	}
 }
 

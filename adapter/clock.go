@@ -27,26 +27,11 @@ func (u utilClock) Now() time.Time { return u.c.Now() }
 
 func (u utilClock) NewTimer(d time.Duration) actor.Timer { return utilTimer{u.c.NewTimer(d)} }
 
-// utilTimer empties its channel when it is stopped or reset. A FakeClock's
-// Step sends on a fired timer's channel while holding the clock's lock,
-// and blocks if a value from an earlier firing is still there; the queue's
-// goroutine, which reads the clock, would then never get to receive it.
-// time.Timer has done this emptying itself since Go 1.23.
+// utilTimer is a k8s.io/utils timer seen as an actor.Timer. The queue
+// itself takes a stale value out of a stopped timer before re-arming it,
+// which a FakeClock's Step needs (it sends while holding the clock's lock).
 type utilTimer struct{ t clock.Timer }
 
-func (u utilTimer) C() <-chan time.Time { return u.t.C() }
-
-func (u utilTimer) Stop() bool {
-	active := u.t.Stop() // no send can happen after this
-	select {
-	case <-u.t.C():
-	default:
-	}
-	return active
-}
-
-func (u utilTimer) Reset(d time.Duration) bool {
-	active := u.Stop()
-	u.t.Reset(d)
-	return active
-}
+func (u utilTimer) C() <-chan time.Time        { return u.t.C() }
+func (u utilTimer) Stop() bool                 { return u.t.Stop() }
+func (u utilTimer) Reset(d time.Duration) bool { return u.t.Reset(d) }

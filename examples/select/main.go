@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/actorq/actorq/actor"
@@ -25,7 +26,9 @@ func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 
-	go func() {
+	var producer sync.WaitGroup
+	defer producer.Wait()
+	producer.Go(func() {
 		for i := range 20 {
 			job := fmt.Sprintf("job-%02d", i)
 			if i%4 == 0 {
@@ -37,7 +40,7 @@ func main() {
 		}
 		// A job whose delay outlasts the consumer: dropped at shutdown.
 		q.AddAfter("late-job", time.Hour)
-	}()
+	})
 
 	ticker := time.NewTicker(250 * time.Millisecond)
 	defer ticker.Stop()
