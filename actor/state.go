@@ -31,9 +31,10 @@ const shrinkFloor = 1024
 //
 // One map holds the flags of every item the queue knows: ready, processing,
 // dirty and delayed alike, so one lookup answers any question and
-// de-duplication spans all of them. Its values are four bytes (the flags, and a lane slot's index), which keep the
-// map small for a million queued items; the deadlines of delayed items are
-// in a second map that only they pay for. The ready items wait in front
+// de-duplication spans all of them. Its values are four bytes (the flags,
+// and a lane slot's index), which keeps the map small for a million queued
+// items; the deadlines of delayed items are in a second map that only they
+// pay for. The ready items wait in front
 // (items taken back from the lane, oldest first) and then in store, in
 // hand-out order; the oldest is popped early into head ("staged") so the
 // owner can offer it on its output channel or move it to the lane.
