@@ -38,8 +38,18 @@
 //     needs to know (an Add of the item, its Done, Len, shutdown), so every
 //     rule above holds exactly as with the unbuffered hand-off, while a
 //     consumer takes a ready item without waiting for the owner goroutine
-//     to be scheduled. The lane is off once Items has been called and for
-//     queues with metrics; see lane.go for the details.
+//     to be scheduled. The lane is off once Items has been called; see
+//     lane.go for the details.
+//
+// One shortcut spares the owner the commonest message of all, the
+// duplicate Add: once the owner has seen an item added again while it was
+// waiting, it publishes a flag for the item (in a fixed table of hot items)
+// saying that an Add would change nothing, and Add checks it first: a
+// hash and two atomic loads in the caller instead of a message. The flag
+// is true only while the item is ready, or processing and already marked
+// to run again, and is cleared before the item is handed out; see
+// filter.go. It is used only with the default Storage, whose Touch does
+// nothing.
 //
 // Rate limiters run in the caller's goroutine; metrics are recorded by the
 // owner goroutine.

@@ -51,7 +51,8 @@ const (
 // slotClaimed, or after receiving the slot back itself.
 type slot[T comparable] struct {
 	item  T
-	at    time.Time // with metrics: the consumer's clock reading at its claim
+	hot   *hotEntry[T] // the item's filter entry, whose noop the claim clears
+	at    time.Time    // with metrics: the consumer's clock reading at its claim
 	state atomic.Uint32
 	used  bool   // owner only: in the lane, or claimed and not yet settled
 	gen   uint32 // owner only: counts the slot's trips through the lane
@@ -80,6 +81,9 @@ func (c *core[T]) claim(sl *slot[T]) T {
 // writes to sl must come before, since the owner may reuse sl after.
 func (sl *slot[T]) claim() T {
 	item := sl.item
+	if sl.hot != nil {
+		sl.hot.noop.Store(false) // before the item is processing
+	}
 	sl.state.Store(slotClaimed)
 	return item
 }
@@ -90,9 +94,9 @@ func (s *state[T]) toLane() (*slot[T], bool) {
 	if !s.stage() {
 		return nil, false
 	}
-	item := s.head
+	item, hot := s.head, s.headHot
 	var zero T
-	s.head, s.staged = zero, false
+	s.head, s.staged, s.headHot = zero, false, nil
 	var idx uint32
 	if n := len(s.free); n > 0 {
 		idx = s.free[n-1]
@@ -102,7 +106,10 @@ func (s *state[T]) toLane() (*slot[T], bool) {
 		s.slots = append(s.slots, new(slot[T]))
 	}
 	sl := s.slots[idx]
-	sl.item, sl.used = item, true
+	sl.item, sl.hot, sl.used = item, hot, true
+	if hot != nil {
+		hot.noop.Store(true) // still ready; the claim clears it
+	}
 	sl.gen++
 	sl.state.Store(slotOffered)
 	s.items[item] = fLane | flags(idx)<<slotShift
@@ -188,7 +195,7 @@ func (s *state[T]) takeBack(back []T) {
 	if s.staged {
 		var zero T
 		back = append(back, s.head)
-		s.head, s.staged = zero, false
+		s.head, s.staged, s.headHot = zero, false, nil
 	}
 	s.front = append(back, s.front...)
 }
@@ -196,7 +203,7 @@ func (s *state[T]) takeBack(back []T) {
 func (s *state[T]) release(idx uint32) {
 	var zero T
 	sl := s.slots[idx]
-	sl.item, sl.used, sl.at = zero, false, time.Time{}
+	sl.item, sl.hot, sl.used, sl.at = zero, nil, false, time.Time{}
 	s.free = append(s.free, idx)
 	s.inUse--
 }

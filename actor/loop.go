@@ -78,6 +78,10 @@ type core[T comparable] struct {
 
 	rest chan T // queued items left at shutdown, closed
 
+	// filter is where Add finds the owner's filter of Adds that would
+	// change nothing (see filter.go); nil with a custom Storage.
+	filter *atomic.Pointer[filter[T]]
+
 	// Owned by the owner goroutine.
 	s        *state[T]
 	m        *metrics[T]
@@ -106,6 +110,7 @@ func newCore[T comparable](cfg Config[T]) *core[T] {
 		limiter = ratelimit.DefaultController[T]()
 	}
 	m := newMetrics[T](cfg.Name, cfg.MetricsProvider, clock)
+	s := newState(cfg.Storage, m)
 	return &core[T]{
 		inbox:      make(chan request[T], inboxSize),
 		out:        make(chan T),
@@ -121,8 +126,9 @@ func newCore[T comparable](cfg Config[T]) *core[T] {
 		limiter:    limiter,
 		checkItems: mayHoldUnhashable(reflect.TypeFor[T]()),
 		seed:       maphash.MakeSeed(),
-		s:          newState(cfg.Storage, m),
+		s:          s,
 		m:          m,
+		filter:     s.publish,
 	}
 }
 

@@ -65,9 +65,15 @@ func (q *Queue[T]) Add(item T) {
 	if c.checkItems {
 		c.mustHash(item)
 	}
-	if !c.shutting.Load() {
-		c.send(request[T]{op: opAdd, item: item})
+	if c.shutting.Load() {
+		return
 	}
+	if c.filter != nil {
+		if f := c.filter.Load(); f != nil && f.skip(item) {
+			return // a duplicate: see filter.go
+		}
+	}
+	c.send(request[T]{op: opAdd, item: item})
 }
 
 // AddAfter adds item after the delay d. A d of zero or less adds it at once,

@@ -1,5 +1,7 @@
 package actor
 
+import "sync/atomic"
+
 // flags say where an item is. Ready and Dirty never combine with each other
 // or with Delayed; Processing combines with Dirty or Delayed. An item in the
 // lane has fLane and its slot's index in the bits above slotShift, and no
@@ -59,14 +61,24 @@ type state[T comparable] struct {
 
 	nproc int // items with fProcessing
 
+	// The filter of Adds that would change nothing; see filter.go. It is
+	// nil until the first duplicate Add, and stays nil unless filterOK.
+	filter   *filter[T]
+	filterOK bool
+	publish  *atomic.Pointer[filter[T]] // where callers find filter
+	headHot  *hotEntry[T]               // the staged head's entry, if any
+
 	m *metrics[T] // nil when metrics are off
 }
 
 func newState[T comparable](store Storage[T], m *metrics[T]) *state[T] {
+	s := &state[T]{items: make(map[T]flags), delays: make(map[T]delay), store: store, m: m}
 	if store == nil {
-		store = new(ring[T])
+		s.store = new(ring[T])
+		s.filterOK = true
+		s.publish = new(atomic.Pointer[filter[T]])
 	}
-	return &state[T]{items: make(map[T]flags), delays: make(map[T]delay), store: store, m: m}
+	return s
 }
 
 // len is the number of items ready to be handed out, apart from those in
@@ -96,6 +108,12 @@ func (s *state[T]) stage() bool {
 	} else if s.store.Len() > 0 {
 		s.head, s.staged = s.store.Pop(), true
 	}
+	if s.staged && s.filter != nil {
+		// The head is about to be handed out: Adds must reach the owner.
+		if s.headHot = s.filter.lookup(s.head); s.headHot != nil {
+			s.headHot.noop.Store(false)
+		}
+	}
 	return s.staged
 }
 
@@ -109,9 +127,11 @@ func (s *state[T]) add(item T) {
 	case f&fReady != 0:
 		if !s.staged || s.head != item {
 			s.store.Touch(item)
+			s.markHot(item)
 		}
 		return
 	case f&fDirty != 0:
+		s.markHot(item)
 		return
 	case f&fDelayed != 0:
 		f &^= fDelayed
@@ -136,6 +156,24 @@ func (s *state[T]) enqueue(item T, f flags) {
 		s.store.Push(item)
 	}
 	s.put(item, f)
+	if s.filter != nil {
+		if e := s.filter.lookup(item); e != nil {
+			e.noop.Store(true)
+		}
+	}
+}
+
+// markHot publishes that an Add of item, which is ready in the store or
+// dirty, changes nothing until the owner acts on it (see filter.go).
+func (s *state[T]) markHot(item T) {
+	if !s.filterOK {
+		return
+	}
+	if s.filter == nil {
+		s.filter = newFilter[T]()
+		s.publish.Store(s.filter)
+	}
+	s.filter.insert(item).noop.Store(true)
 }
 
 // addAt makes item ready at deadline at, unless it is already waiting to
@@ -165,7 +203,7 @@ func (s *state[T]) addAt(item T, at int64) {
 func (s *state[T]) handOut() T {
 	item := s.head
 	var zero T
-	s.head, s.staged = zero, false
+	s.head, s.staged, s.headHot = zero, false, nil
 	s.items[item] = fProcessing // a ready item has no other flag
 	s.nproc++
 	s.m.get(item)
@@ -242,7 +280,7 @@ func (s *state[T]) leftovers() []T {
 	for s.stage() {
 		out = append(out, s.head)
 		var zero T
-		s.head, s.staged = zero, false
+		s.head, s.staged, s.headHot = zero, false, nil
 	}
 	return out
 }

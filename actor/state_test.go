@@ -2,6 +2,8 @@ package actor
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -64,6 +66,42 @@ func (s *state[T]) verify(t *testing.T) {
 	}
 	if live != delayed {
 		t.Fatalf("%d live heap entries for %d delayed items", live, delayed)
+	}
+	s.verifyFilter(t)
+}
+
+// verifyFilter checks the filter's rule: a published entry says noop only
+// while an Add of its item would change nothing (see filter.go).
+func (s *state[T]) verifyFilter(t *testing.T) {
+	t.Helper()
+	if s.filter == nil {
+		return
+	}
+	for i := range s.filter.slots {
+		e := s.filter.slots[i].Load()
+		if e == nil || !e.noop.Load() {
+			continue
+		}
+		f, ok := s.items[e.item]
+		switch {
+		case !ok:
+			t.Fatalf("item %v: noop but unknown", e.item)
+		case f&fLane != 0:
+			sl := s.slots[f>>slotShift]
+			if sl.hot != e {
+				t.Fatalf("item %v: noop in the lane, but its slot does not carry the entry", e.item)
+			}
+			if sl.state.Load() == slotClaimed {
+				t.Fatalf("item %v: noop but claimed", e.item)
+			}
+		case f == fReady:
+			if s.staged && s.head == e.item {
+				t.Fatalf("item %v: noop while staged to be handed out", e.item)
+			}
+		case f == fProcessing|fDirty:
+		default:
+			t.Fatalf("item %v: noop with flags %04b", e.item, f)
+		}
 	}
 }
 
@@ -268,5 +306,122 @@ func TestStateLane(t *testing.T) {
 	s.verify(t)
 	if got := s.leftovers(); fmt.Sprint(got) != "[c a]" {
 		t.Fatalf("leftovers() = %v; want [c a]", got)
+	}
+}
+
+// TestStateFilter walks one item through every state the filter knows and
+// checks, step by step, whether an Add of it would be skipped.
+func TestStateFilter(t *testing.T) {
+	s := newState[string](nil, nil)
+	skip := func(step string, want bool) {
+		t.Helper()
+		s.verify(t)
+		got := s.filter != nil && s.filter.skip("a")
+		if got != want {
+			t.Fatalf("%s: skip(a) = %v; want %v", step, got, want)
+		}
+	}
+	s.add("b")
+	s.add("a")
+	skip("ready", false) // no duplicate seen yet: no filter
+	s.add("a")
+	skip("ready, added again", true)
+	s.stage()
+	s.done(s.handOut()) // b
+	s.stage()
+	skip("staged", false)
+	sl, _ := s.toLane()
+	skip("in the lane", true)
+	if sl.hot == nil {
+		t.Fatal("slot does not carry the entry")
+	}
+	sl.claim()
+	skip("claimed", false)
+	s.add("a") // settles the claim: processing, so dirty
+	skip("dirty", true)
+	s.done("a")
+	skip("ready again after Done", true)
+	s.stage()
+	s.handOut()
+	skip("handed out", false)
+	s.addAt("a", 10)
+	skip("processing and delayed", false)
+	s.due(10)
+	skip("due while processing: dirty", true)
+	s.done("a")
+	s.stage()
+	s.done(s.handOut())
+	skip("done", false)
+	s.add("a")
+	skip("added after it was done: ready", true)
+
+	// Another item that takes a's slot evicts a's entry.
+	var other string
+	for i := 0; ; i++ {
+		other = fmt.Sprint("x", i)
+		if s.filter.slot(other) == s.filter.slot("a") {
+			break
+		}
+	}
+	s.add(other)
+	s.add(other)
+	skip("evicted", false)
+	if !s.filter.skip(other) {
+		t.Fatalf("skip(%s) = false; want true", other)
+	}
+}
+
+// TestStateFilterCustomStorage checks that a custom Storage gets no filter:
+// its Touch must see every duplicate.
+func TestStateFilterCustomStorage(t *testing.T) {
+	s := newState[int](new(ring[int]), nil)
+	s.add(1)
+	s.add(1)
+	if s.filter != nil || s.publish != nil {
+		t.Fatal("filter made for a custom Storage")
+	}
+}
+
+// TestStateFilterRandom drives the state through random steps, as the owner
+// goroutine and lane consumers would, with few items so that duplicates
+// abound, and checks every invariant (the filter's included) after each.
+func TestStateFilterRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	s := newState[int](nil, nil)
+	var offered []*slot[int] // in the lane, not yet claimed
+	var processing []int
+	now := int64(0)
+	for step := range 20_000 {
+		k := r.IntN(6)
+		switch op := r.IntN(10); {
+		case op < 4:
+			s.add(k)
+		case op == 4:
+			s.addAt(k, now+int64(r.IntN(5)))
+		case op == 5:
+			now++
+			s.due(now)
+		case op == 6 && s.stage():
+			processing = append(processing, s.handOut())
+		case op == 7:
+			if sl, ok := s.toLane(); ok {
+				offered = append(offered, sl)
+			}
+		case op == 8 && len(offered) > 0:
+			sl := offered[0]
+			offered = offered[1:]
+			processing = append(processing, sl.claim())
+		case op == 9 && len(processing) > 0:
+			i := r.IntN(len(processing))
+			s.done(processing[i])
+			processing = slices.Delete(processing, i, i+1)
+		}
+		s.verify(t)
+		if t.Failed() {
+			t.Fatalf("step %d", step)
+		}
+	}
+	if s.filter == nil {
+		t.Fatal("no filter was made")
 	}
 }
