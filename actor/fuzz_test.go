@@ -95,6 +95,7 @@ func FuzzQueue(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 0, 1, 20, 10, 3, 1, 4, 7, 9, 2})
 	f.Add([]byte{1, 5, 9, 2, 2, 1, 4, 30, 0, 5, 12, 2, 3, 5, 4, 99})
 	f.Add([]byte{0, 0, 0, 1, 0, 2, 12, 18, 24, 30, 36, 42, 3, 0, 3, 1})
+	f.Add([]byte{0, 1, 0, 2, 2, 0, 0, 1, 6, 9, 2, 0, 5, 2, 0, 1, 6, 2, 3, 1})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		synctest.Test(t, func(t *testing.T) {
 			q := actor.New(actor.Config[int]{})
@@ -102,7 +103,7 @@ func FuzzQueue(f *testing.F) {
 			m := newModel()
 			start := time.Now()
 			for i := 0; i+1 < len(ops); i += 2 {
-				op, arg := ops[i]%6, int(ops[i+1])
+				op, arg := ops[i]%7, int(ops[i+1])
 				k := arg % 8
 				switch op {
 				case 0:
@@ -143,6 +144,13 @@ func FuzzQueue(f *testing.F) {
 					got, shutdown := q.GetBatch(make([]int, 0, arg%3+1))
 					if shutdown || !slices.Equal(got, want) {
 						t.Fatalf("op %d: GetBatch() = %v, %v; want %v, false", i/2, got, shutdown, want)
+					}
+				case 6:
+					items := []int{k, (k + 1 + arg/8) % 8, k} // k twice: the second does nothing
+					q.DoneBatch(items)
+					items[0], items[1] = 99, 99 // DoneBatch copied them
+					for _, k := range []int{k, (k + 1 + arg/8) % 8, k} {
+						m.done(k)
 					}
 				}
 				if got, want := q.Len(), len(m.ready); got != want {

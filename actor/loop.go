@@ -19,6 +19,7 @@ const (
 	opAddAfter           // add item at deadline at, counting a retry
 	opLen                // reply with the number of ready items
 	opBatch              // hand out a batch of ready items
+	opDones              // Done of each of a batch of items
 )
 
 // request is a message to the owner goroutine. Only opLen and opBatch
@@ -29,6 +30,7 @@ type request[T comparable] struct {
 	at    int64 // opAddAfter: deadline in nanoseconds since the epoch
 	reply chan<- int
 	batch *batch[T]
+	dones *[]T // opDones: a copy of the items, returned to core.doneBufs
 }
 
 // batch is a GetBatch call waiting for items. The owner appends up to
@@ -97,7 +99,8 @@ type core[T comparable] struct {
 	wanted   bool        // a Get found the lane empty since the last GetBatch
 	waiting  []*batch[T] // GetBatch calls waiting for an item, oldest first
 
-	batches sync.Pool // of *batch[T], reused by GetBatch callers
+	batches  sync.Pool // of *batch[T], reused by GetBatch callers
+	doneBufs sync.Pool // of *[]T, reused by DoneBatch callers
 }
 
 func newCore[T comparable](cfg Config[T]) *core[T] {
@@ -430,6 +433,14 @@ func (c *core[T]) serve(r request[T]) {
 		r.reply <- c.s.len() + c.s.laneReady()
 	case opBatch:
 		c.waiting = append(c.waiting, r.batch)
+	case opDones:
+		items := *r.dones
+		for _, item := range items {
+			c.s.done(item)
+		}
+		clear(items) // let the collector have what items point to
+		*r.dones = items[:0]
+		c.doneBufs.Put(r.dones)
 	}
 }
 

@@ -277,6 +277,31 @@ func (q *Queue[T]) Done(item T) {
 	}
 }
 
+// DoneBatch marks each of items finished, as [Queue.Done] does for each in
+// order, with one message to the owner goroutine instead of one each: the
+// natural end of a [Queue.GetBatch]. It copies items, so the caller may
+// reuse the slice at once. Like Done, it never blocks for long and does
+// nothing after shutdown.
+func (q *Queue[T]) DoneBatch(items []T) {
+	c := q.c
+	if len(items) == 0 {
+		return
+	}
+	if c.checkItems {
+		for _, item := range items {
+			c.mustHash(item)
+		}
+	}
+	b, _ := c.doneBufs.Get().(*[]T)
+	if b == nil {
+		b = new([]T)
+	}
+	*b = append((*b)[:0], items...)
+	if !c.send(request[T]{op: opDones, dones: b}) {
+		c.doneBufs.Put(b)
+	}
+}
+
 // Len returns the number of items ready to be handed out. It waits for the
 // owner goroutine to answer, so it counts every Add the caller made before.
 // After shutdown it returns the number of queued items Get has yet to return.

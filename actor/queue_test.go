@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -94,6 +95,23 @@ func TestRules(t *testing.T) {
 				t.Fatalf("second consumer got %q; want a", item)
 			}
 			q.Done("a")
+		}},
+		{"DoneBatch is Done of each", func(t *testing.T, q *actor.Queue[string]) {
+			for _, s := range []string{"a", "b", "c", "d"} {
+				q.Add(s)
+			}
+			items, _ := q.GetBatch(make([]string, 0, 3))
+			if want := []string{"a", "b", "c"}; !slices.Equal(items, want) {
+				t.Fatalf("GetBatch() = %v; want %v", items, want)
+			}
+			q.Add("b")                           // processing: runs again after Done
+			q.DoneBatch(append(items, "d", "x")) // d is ready and x unknown: no-ops
+			items[0], items[1] = "y", "y"        // DoneBatch copied the slice
+			wantLen(t, q, 2)
+			get(t, q, "d")
+			get(t, q, "b")
+			q.Add("a") // a was Done: ready again at once
+			wantLen(t, q, 1)
 		}},
 		{"Done of an item not processing is a no-op", func(t *testing.T, q *actor.Queue[string]) {
 			q.Done("x")

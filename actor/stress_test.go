@@ -13,7 +13,8 @@ import (
 )
 
 // TestStress runs many producers and consumers in real time (run it with
-// -race) and checks three things: no item is ever held by two consumers at
+// -race), half of the consumers taking batches (half of those finishing
+// them with DoneBatch), and checks three things: no item is ever held by two consumers at
 // once; every Add is followed by a processing that starts after it; and
 // nothing is lost or left behind. With 8 keys nearly every Add is a
 // duplicate, most of them skipped by the filter in the caller.
@@ -42,7 +43,7 @@ func stress(t *testing.T, keys int) {
 		doubles   atomic.Int64
 	)
 	var consumersWG sync.WaitGroup
-	handle := func(k int) {
+	work := func(k int) {
 		lastStart[k].Store(clock.Add(1))
 		if !held[k].CompareAndSwap(false, true) {
 			doubles.Add(1)
@@ -52,7 +53,6 @@ func stress(t *testing.T, keys int) {
 			time.Sleep(time.Microsecond)
 		}
 		held[k].Store(false)
-		q.Done(k)
 	}
 	for c := range consumers {
 		consumersWG.Go(func() {
@@ -64,7 +64,14 @@ func stress(t *testing.T, keys int) {
 						return
 					}
 					for _, k := range items {
-						handle(k)
+						work(k)
+					}
+					if c%4 == 1 {
+						q.DoneBatch(items)
+						continue
+					}
+					for _, k := range items {
+						q.Done(k)
 					}
 				}
 			}
@@ -73,7 +80,8 @@ func stress(t *testing.T, keys int) {
 				if shutdown {
 					return
 				}
-				handle(k)
+				work(k)
+				q.Done(k)
 			}
 		})
 	}

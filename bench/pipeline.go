@@ -46,7 +46,6 @@ func runPipeline(q queue, producers, consumers, n int, check bool, start, stop f
 				if seen != nil {
 					seen[item].Add(1)
 				}
-				q.Done(item)
 				got++
 				if received.Add(1) == int64(n) {
 					close(finished)
@@ -62,6 +61,7 @@ func runPipeline(q queue, producers, consumers, n int, check bool, start, stop f
 					for _, item := range items {
 						handle(item)
 					}
+					bt.doneBatch(items)
 				}
 			} else {
 				for {
@@ -70,6 +70,7 @@ func runPipeline(q queue, producers, consumers, n int, check bool, start, stop f
 						break
 					}
 					handle(item)
+					q.Done(item)
 				}
 			}
 			counts[c] = got
@@ -111,17 +112,20 @@ func runPipeline(q queue, producers, consumers, n int, check bool, start, stop f
 const pipelineBatch = 64
 
 // batchTaker is a queue whose pipeline consumers take up to pipelineBatch
-// items per call instead of one Get each.
+// items per call instead of one Get each, and finish them in one call.
 type batchTaker interface {
 	takeBatch(buf []int) ([]int, bool)
+	doneBatch(items []int)
 }
 
 // batchQueue is actorq's queue driven through GetBatch (the batch
 // hand-out): each consumer takes up to pipelineBatch ready items in one
-// exchange with the owner goroutine, all processing, then Dones each.
+// exchange with the owner goroutine, all processing, handles each, then
+// finishes them all with one DoneBatch.
 type batchQueue struct{ *actor.Queue[int] }
 
 func (q batchQueue) takeBatch(buf []int) ([]int, bool) { return q.GetBatch(buf) }
+func (q batchQueue) doneBatch(items []int)             { q.DoneBatch(items) }
 
 // pipelineImpls are the implementations of BenchmarkPipeline: impls and
 // actorq's batch hand-out, whose ratio to client-go's one-at-a-time Get is
