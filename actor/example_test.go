@@ -94,14 +94,15 @@ func ExampleQueue_GetBatch() {
 	buf := make([]int, 0, 3)
 	items, _ := q.GetBatch(buf) // up to cap(buf) items, all processing
 	fmt.Println(items)
-	for _, n := range items {
-		q.Done(n)
-	}
+	q.DoneBatch(items) // one message for all three
 	items, _ = q.GetBatch(items)
 	fmt.Println(items)
+	q.DoneBatch(items)
+	fmt.Println(q.Len())
 	// Output:
 	// [0 1 2]
 	// [3 4]
+	// 0
 }
 
 func ExampleQueue_GetContext() {

@@ -46,7 +46,18 @@ const (
 	// inboxSize is how many requests may be in flight before senders wait
 	// for the owner to take them. It is a hand-over buffer, not storage:
 	// the owner moves requests into its own unbounded state in batches.
-	inboxSize = 512
+	//
+	// It is small on purpose. When the owner's thread loses its CPU to a
+	// busy producer's thread (the OS scheduler put both on one CPU), the
+	// producer runs on until the inbox is full and only then blocks,
+	// giving the CPU back; every item added meanwhile waits that long.
+	// With a producer adding 135k items/s (bench's Latency) that stall
+	// was 3.8 ms with 512 slots (the p99 latency), 0.9-1.3 ms with 128 and
+	// 0.4 ms with 64, with no measurable change in pipeline throughput.
+	inboxSize = 64
+	// donesSize is the same for Done, whose callers do not run ahead of
+	// the owner the same way: a consumer Dones only what it was handed.
+	donesSize = 512
 	// batchSize bounds one batch of inbox requests, so that consumers and
 	// due timers are served between batches however long the flood.
 	batchSize = 64
@@ -117,7 +128,7 @@ func newCore[T comparable](cfg Config[T]) *core[T] {
 	return &core[T]{
 		inbox:      make(chan request[T], inboxSize),
 		out:        make(chan T),
-		dones:      make(chan T, inboxSize),
+		dones:      make(chan T, donesSize),
 		lane:       make(chan *slot[T], laneSize),
 		bell:       make(chan struct{}, 1),
 		laneOn:     true,
@@ -384,7 +395,7 @@ func (c *core[T]) serveBatch(n int) int {
 // flush applies what was sent before ShutDown: its caller's own earlier
 // calls count. Both channels are bounded, so this ends.
 func (c *core[T]) flush() {
-	for range inboxSize/batchSize + 1 {
+	for range donesSize/batchSize + 1 {
 		if c.serveDones() < batchSize {
 			break
 		}
