@@ -19,13 +19,20 @@ type Storage[T comparable] interface {
 	Pop() T
 }
 
-// minRing is the smallest capacity a ring shrinks back to.
-const minRing = 16
+const (
+	// minRing is the capacity of a ring's first buffer.
+	minRing = 16
+	// keepRing is the capacity below which a ring does not shrink. A queue
+	// whose backlog swings by tens of items would otherwise grow and shrink
+	// its buffer on every swing: an allocation every few dozen items.
+	keepRing = 256
+)
 
 // ring is the default Storage: a FIFO in a circular buffer that doubles
-// when full and halves when a quarter full, so that memory returns to near
-// an empty queue's after a burst drains. Popped slots are zeroed so the
-// garbage collector can reclaim what items point to.
+// when full and halves when a quarter full (down to keepRing), so that
+// memory returns to near an empty queue's after a burst drains. Popped
+// slots are zeroed so the garbage collector can reclaim what items point
+// to.
 type ring[T comparable] struct {
 	buf  []T
 	head int // index of the oldest item
@@ -57,7 +64,7 @@ func (r *ring[T]) Pop() T {
 		r.head = 0
 	}
 	r.n--
-	if len(r.buf) > minRing && r.n <= len(r.buf)/4 {
+	if len(r.buf) > keepRing && r.n <= len(r.buf)/4 {
 		r.resize(len(r.buf) / 2)
 	}
 	return item

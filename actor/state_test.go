@@ -231,8 +231,8 @@ func TestMapShrinksAfterBurst(t *testing.T) {
 		t.Fatalf("peak = %d after draining; want the map rebuilt", s.peak)
 	}
 	r := s.store.(*ring[int])
-	if len(r.buf) > minRing {
-		t.Fatalf("ring capacity = %d after draining; want %d", len(r.buf), minRing)
+	if len(r.buf) != keepRing {
+		t.Fatalf("ring capacity = %d after draining; want %d", len(r.buf), keepRing)
 	}
 }
 
@@ -259,6 +259,20 @@ func TestRing(t *testing.T) {
 	}
 	if want != next {
 		t.Fatalf("popped %d items; pushed %d", want, next)
+	}
+	if len(r.buf) != keepRing {
+		t.Fatalf("capacity = %d after %d items came and went; want %d", len(r.buf), next, keepRing)
+	}
+	// Swings below keepRing reallocate nothing.
+	if n := testing.AllocsPerRun(100, func() {
+		for i := range 200 {
+			r.Push(i)
+		}
+		for range 200 {
+			r.Pop()
+		}
+	}); n != 0 {
+		t.Fatalf("%v allocations per swing of 200 items; want 0", n)
 	}
 }
 

@@ -35,16 +35,14 @@ func stress(t *testing.T, keys int) {
 
 	q := actor.New(actor.Config[int]{})
 	var (
-		clock     atomic.Int64 // orders adds and processing starts
-		lastAdd   = make([]atomic.Int64, keys)
-		lastStart = make([]atomic.Int64, keys)
+		h         = newHistory(keys)
 		held      = make([]atomic.Bool, keys)
 		processed atomic.Int64
 		doubles   atomic.Int64
 	)
 	var consumersWG sync.WaitGroup
 	work := func(k int) {
-		lastStart[k].Store(clock.Add(1))
+		h.started(k)
 		if !held[k].CompareAndSwap(false, true) {
 			doubles.Add(1)
 		}
@@ -91,13 +89,7 @@ func stress(t *testing.T, keys int) {
 			r := rand.New(rand.NewPCG(seed, uint64(p)))
 			for range addsEach {
 				k := r.IntN(keys)
-				now := clock.Add(1)
-				for {
-					old := lastAdd[k].Load()
-					if old >= now || lastAdd[k].CompareAndSwap(old, now) {
-						break
-					}
-				}
+				h.adding(k)
 				if r.IntN(8) == 0 {
 					q.AddAfter(k, time.Duration(r.IntN(100))*time.Microsecond)
 				} else {
@@ -107,20 +99,7 @@ func stress(t *testing.T, keys int) {
 		})
 	}
 	producersWG.Wait()
-
-	// Every key's last add must be followed by a processing start. Wait for
-	// that (bounded: a hang is a failure, not a slow pass).
-	deadline := time.Now().Add(30 * time.Second)
-	for k := 0; k < keys; {
-		if lastAdd[k].Load() < lastStart[k].Load() || lastAdd[k].Load() == 0 {
-			k++
-			continue
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("key %d: last add at %d never followed by a processing (last start %d)", k, lastAdd[k].Load(), lastStart[k].Load())
-		}
-		time.Sleep(time.Millisecond)
-	}
+	h.waitProcessed(t)
 	q.ShutDownWithDrain()
 	consumersWG.Wait()
 
@@ -151,11 +130,9 @@ func TestStressDuplicates(t *testing.T) {
 	)
 	q := actor.New(actor.Config[int]{})
 	var (
-		clock     atomic.Int64
-		lastAdd   [keys]atomic.Int64
-		lastStart [keys]atomic.Int64
-		held      [keys]atomic.Bool
-		doubles   atomic.Int64
+		h       = newHistory(keys)
+		held    [keys]atomic.Bool
+		doubles atomic.Int64
 	)
 	var consumersWG sync.WaitGroup
 	for range consumers {
@@ -165,7 +142,7 @@ func TestStressDuplicates(t *testing.T) {
 				if shutdown {
 					return
 				}
-				lastStart[k].Store(clock.Add(1))
+				h.started(k)
 				if !held[k].CompareAndSwap(false, true) {
 					doubles.Add(1)
 				}
@@ -182,32 +159,62 @@ func TestStressDuplicates(t *testing.T) {
 		producersWG.Go(func() {
 			for i := range addsEach {
 				k := (i + p) % keys
-				now := clock.Add(1)
-				for {
-					old := lastAdd[k].Load()
-					if old >= now || lastAdd[k].CompareAndSwap(old, now) {
-						break
-					}
-				}
+				h.adding(k)
 				q.Add(k)
 			}
 		})
 	}
 	producersWG.Wait()
-	deadline := time.Now().Add(30 * time.Second)
-	for k := 0; k < keys; {
-		if lastAdd[k].Load() < lastStart[k].Load() {
-			k++
-			continue
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("key %d: last add at %d never followed by a processing (last start %d)", k, lastAdd[k].Load(), lastStart[k].Load())
-		}
-		time.Sleep(time.Millisecond)
-	}
+	h.waitProcessed(t)
 	q.ShutDownWithDrain()
 	consumersWG.Wait()
 	if n := doubles.Load(); n != 0 {
 		t.Fatalf("%d times an item was held by two consumers at once", n)
+	}
+}
+
+// history orders Adds and processing starts on one logical clock, to check
+// that every Add is followed by a processing that starts after it: a lost
+// Add leaves a key whose last Add comes after its last start for good.
+type history struct {
+	clock     atomic.Int64
+	lastAdd   []atomic.Int64
+	lastStart []atomic.Int64
+}
+
+func newHistory(keys int) *history {
+	return &history{lastAdd: make([]atomic.Int64, keys), lastStart: make([]atomic.Int64, keys)}
+}
+
+// adding records an Add of k that is about to be made.
+func (h *history) adding(k int) {
+	now := h.clock.Add(1)
+	for {
+		old := h.lastAdd[k].Load()
+		if old >= now || h.lastAdd[k].CompareAndSwap(old, now) {
+			return
+		}
+	}
+}
+
+// started records that a consumer started processing k.
+func (h *history) started(k int) { h.lastStart[k].Store(h.clock.Add(1)) }
+
+// waitProcessed waits until every key's last Add is followed by a
+// processing start, and fails the test if that takes 30 seconds (a hang is
+// a failure, not a slow pass). Call it after the last Add.
+func (h *history) waitProcessed(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for k := 0; k < len(h.lastAdd); {
+		add, start := h.lastAdd[k].Load(), h.lastStart[k].Load()
+		if add == 0 || add < start {
+			k++
+			continue
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("key %d: last add at %d never followed by a processing (last start %d)", k, add, start)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
