@@ -351,18 +351,19 @@ func (c *core[T]) fillBatches() int {
 		c.reclaimLane()
 		c.wanted = false
 	}
-	for len(c.waiting) > 0 && c.s.stage() {
-		b := c.waiting[0]
+	served := 0
+	for served < len(c.waiting) && c.s.stage() {
+		b := c.waiting[served]
 		for len(b.items) < cap(b.items) && c.s.stage() {
 			b.items = append(b.items, c.s.handOut())
 			n++
 		}
-		c.waiting[0] = nil
-		c.waiting = c.waiting[1:]
+		c.waiting[served] = nil
+		served++
 		b.ready <- struct{}{}
 	}
-	if len(c.waiting) == 0 {
-		c.waiting = nil
+	if served > 0 { // keep the array: no allocation per batch
+		c.waiting = c.waiting[:copy(c.waiting, c.waiting[served:])]
 	}
 	return n
 }
