@@ -68,8 +68,9 @@
 // The rules above fix four client-go behaviours on purpose: Done of an
 // item that is not being processed does nothing (client-go queues a
 // duplicate if the item was dirty); an Add supersedes a pending delay
-// (client-go processes the item twice); AddAfter never blocks (client-go's
-// delaying queue has a 1000-slot buffer); and no goroutine remains after
+// (client-go processes the item twice); AddAfter never waits behind the
+// delays already pending (client-go's delaying queue stalls producers once
+// its 1000-slot buffer is full); and no goroutine remains after
 // ShutDown (client-go's delaying loop and heartbeat linger). After
 // ShutDown, items that were added again while being processed are dropped
 // rather than handed out again, since no goroutine remains to keep them from

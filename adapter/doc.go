@@ -35,10 +35,12 @@
 //     delaying queue returns while its waitingLoop may still run
 //     (kubernetes/kubernetes#134323; the plain queue was fixed in
 //     kubernetes/kubernetes#135072).
-//   - AddAfter never blocks. client-go hands each delayed item to its
-//     waiting loop over a channel of 1000 slots, so a burst of AddAfter
-//     calls blocks the producers until the loop catches up; here the
-//     request is queued without a fixed bound.
+//   - AddAfter never waits behind pending delays. client-go hands each
+//     delayed item to its waiting loop over a channel of 1000 slots, so a
+//     burst of AddAfter calls blocks the producers until the loop has
+//     pushed the items ahead of them onto its heap; here a request waits at
+//     most for the owner goroutine to take it (it takes up to 64 at a time
+//     and keeps the delays in its own unbounded state).
 //   - Done of an item that is not being processed does nothing. client-go
 //     queues the item a second time if it is waiting, so it is handed out
 //     twice (kubernetes/kubernetes#79934, closed as misuse).
