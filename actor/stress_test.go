@@ -36,21 +36,16 @@ func stress(t *testing.T, keys int) {
 	q := actor.New(actor.Config[int]{})
 	var (
 		h         = newHistory(keys)
-		held      = make([]atomic.Bool, keys)
 		processed atomic.Int64
-		doubles   atomic.Int64
 	)
 	var consumersWG sync.WaitGroup
 	work := func(k int) {
 		h.started(k)
-		if !held[k].CompareAndSwap(false, true) {
-			doubles.Add(1)
-		}
 		processed.Add(1)
 		if k%7 == 0 {
 			time.Sleep(time.Microsecond)
 		}
-		held[k].Store(false)
+		h.finished(k)
 	}
 	for c := range consumers {
 		consumersWG.Go(func() {
@@ -98,14 +93,7 @@ func stress(t *testing.T, keys int) {
 			}
 		})
 	}
-	producersWG.Wait()
-	h.waitProcessed(t)
-	q.ShutDownWithDrain()
-	consumersWG.Wait()
-
-	if n := doubles.Load(); n != 0 {
-		t.Fatalf("%d times an item was held by two consumers at once", n)
-	}
+	h.finish(t, q, &producersWG, &consumersWG)
 	if got := q.Len(); got != 0 {
 		t.Fatalf("Len() = %d after draining; want 0", got)
 	}
@@ -129,11 +117,7 @@ func TestStressDuplicates(t *testing.T) {
 		addsEach  = 20_000
 	)
 	q := actor.New(actor.Config[int]{})
-	var (
-		h       = newHistory(keys)
-		held    [keys]atomic.Bool
-		doubles atomic.Int64
-	)
+	h := newHistory(keys)
 	var consumersWG sync.WaitGroup
 	for range consumers {
 		consumersWG.Go(func() {
@@ -143,13 +127,10 @@ func TestStressDuplicates(t *testing.T) {
 					return
 				}
 				h.started(k)
-				if !held[k].CompareAndSwap(false, true) {
-					doubles.Add(1)
-				}
 				for range 20 { // hold it while Adds arrive
 					runtime.Gosched()
 				}
-				held[k].Store(false)
+				h.finished(k)
 				q.Done(k)
 			}
 		})
@@ -164,26 +145,27 @@ func TestStressDuplicates(t *testing.T) {
 			}
 		})
 	}
-	producersWG.Wait()
-	h.waitProcessed(t)
-	q.ShutDownWithDrain()
-	consumersWG.Wait()
-	if n := doubles.Load(); n != 0 {
-		t.Fatalf("%d times an item was held by two consumers at once", n)
-	}
+	h.finish(t, q, &producersWG, &consumersWG)
 }
 
 // history orders Adds and processing starts on one logical clock, to check
-// that every Add is followed by a processing that starts after it: a lost
-// Add leaves a key whose last Add comes after its last start for good.
+// that every Add is followed by a processing that starts after it (a lost
+// Add leaves a key whose last Add comes after its last start for good), and
+// counts the times a key was held by two consumers at once.
 type history struct {
 	clock     atomic.Int64
 	lastAdd   []atomic.Int64
 	lastStart []atomic.Int64
+	held      []atomic.Bool
+	doubles   atomic.Int64
 }
 
 func newHistory(keys int) *history {
-	return &history{lastAdd: make([]atomic.Int64, keys), lastStart: make([]atomic.Int64, keys)}
+	return &history{
+		lastAdd:   make([]atomic.Int64, keys),
+		lastStart: make([]atomic.Int64, keys),
+		held:      make([]atomic.Bool, keys),
+	}
 }
 
 // adding records an Add of k that is about to be made.
@@ -198,7 +180,29 @@ func (h *history) adding(k int) {
 }
 
 // started records that a consumer started processing k.
-func (h *history) started(k int) { h.lastStart[k].Store(h.clock.Add(1)) }
+func (h *history) started(k int) {
+	h.lastStart[k].Store(h.clock.Add(1))
+	if !h.held[k].CompareAndSwap(false, true) {
+		h.doubles.Add(1)
+	}
+}
+
+// finished records that the consumer is done with k (before its Done).
+func (h *history) finished(k int) { h.held[k].Store(false) }
+
+// finish waits for the producers, then until every Add was followed by a
+// processing, drains q, waits for the consumers, and fails the test if a
+// key was ever held twice at once.
+func (h *history) finish(t *testing.T, q *actor.Queue[int], producers, consumers *sync.WaitGroup) {
+	t.Helper()
+	producers.Wait()
+	h.waitProcessed(t)
+	q.ShutDownWithDrain()
+	consumers.Wait()
+	if n := h.doubles.Load(); n != 0 {
+		t.Fatalf("%d times an item was held by two consumers at once", n)
+	}
+}
 
 // waitProcessed waits until every key's last Add is followed by a
 // processing start, and fails the test if that takes 30 seconds (a hang is
