@@ -78,7 +78,9 @@ func (c *core[T]) claim(sl *slot[T]) T {
 }
 
 // claim marks sl claimed and returns its item. Everything the consumer
-// writes to sl must come before, since the owner may reuse sl after.
+// writes to sl must come before, since the owner may reuse sl after. If the
+// item has a filter entry, claim first clears its noop flag (filter.go), so
+// the claim is one atomic store, or two for an item added while waiting.
 func (sl *slot[T]) claim() T {
 	item := sl.item
 	if sl.hot != nil {

@@ -173,9 +173,10 @@ func (c *core[T]) leftover() (item T, shutdown bool) {
 	return item, !ok
 }
 
-// abandon ends the owner goroutine of a Queue nobody holds any more. It is
-// run by the runtime's cleanup goroutine and does not wait.
-func (c *core[T]) abandon() {
+// stop tells the owner goroutine to end, without waiting. ShutDown calls
+// it, and so does the runtime's cleanup goroutine for a Queue nobody holds
+// any more.
+func (c *core[T]) stop() {
 	c.shutting.Store(true)
 	c.quitOnce.Do(func() { close(c.quit) })
 }

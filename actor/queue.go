@@ -39,7 +39,7 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 	go c.loop()
 	q := &Queue[T]{c: c}
 	if !inBubble() {
-		q.cleanup = runtime.AddCleanup(q, (*core[T]).abandon, c)
+		q.cleanup = runtime.AddCleanup(q, (*core[T]).stop, c)
 	}
 	return q
 }
@@ -332,10 +332,8 @@ func (q *Queue[T]) Len() int {
 // requests already sent; when it returns, no goroutine of the queue remains.
 // It may be called more than once, and ends a ShutDownWithDrain's wait.
 func (q *Queue[T]) ShutDown() {
-	c := q.c
-	c.shutting.Store(true)
-	c.quitOnce.Do(func() { close(c.quit) })
-	<-c.done
+	q.c.stop()
+	<-q.c.done
 	q.cleanup.Stop()
 }
 

@@ -62,11 +62,11 @@ type state[T comparable] struct {
 	nproc int // items with fProcessing
 
 	// The filter of Adds that would change nothing; see filter.go. It is
-	// nil until the first duplicate Add, and stays nil unless filterOK.
-	filter   *filter[T]
-	filterOK bool
-	publish  *atomic.Pointer[filter[T]] // where callers find filter
-	headHot  *hotEntry[T]               // the staged head's entry, if any
+	// nil until the first duplicate Add. publish is nil with a custom
+	// Storage, which gets no filter.
+	filter  *filter[T]
+	publish *atomic.Pointer[filter[T]] // where callers find filter
+	headHot *hotEntry[T]               // the staged head's entry, if any
 
 	m *metrics[T] // nil when metrics are off
 }
@@ -75,7 +75,6 @@ func newState[T comparable](store Storage[T], m *metrics[T]) *state[T] {
 	s := &state[T]{items: make(map[T]flags), delays: make(map[T]delay), store: store, m: m}
 	if store == nil {
 		s.store = new(ring[T])
-		s.filterOK = true
 		s.publish = new(atomic.Pointer[filter[T]])
 	}
 	return s
@@ -166,7 +165,7 @@ func (s *state[T]) enqueue(item T, f flags) {
 // markHot publishes that an Add of item, which is ready in the store or
 // dirty, changes nothing until the owner acts on it (see filter.go).
 func (s *state[T]) markHot(item T) {
-	if !s.filterOK {
+	if s.publish == nil {
 		return
 	}
 	if s.filter == nil {

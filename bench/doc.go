@@ -9,6 +9,8 @@
 //
 //   - BenchmarkPipeline: p producers Add b.N distinct items, c consumers Get
 //     and Done them. One op is one item, so sec/op and allocs/op are per item.
+//     It also runs impl=actorqbatch: actorq with consumers that take up to
+//     64 items per GetBatch and finish them with one DoneBatch.
 //   - BenchmarkDedupStorm: producers Add b.N times keys drawn from 1,000 while
 //     consumers Get and Done. One op is one Add; adds/s is the producers'
 //     rate and processings/op the share of adds that led to a Get.
