@@ -5,7 +5,7 @@ go 1.26.0
 replace github.com/actorq/actorq => ../
 
 require (
-	github.com/actorq/actorq v0.0.0-00010101000000-000000000000
+	github.com/actorq/actorq v0.1.0
 	go.uber.org/goleak v1.3.0
 	k8s.io/client-go v0.37.2
 	k8s.io/utils v0.0.0-20260707023825-cf1189d6abe3

@@ -3,7 +3,7 @@ module github.com/actorq/actorq/exporter
 go 1.26.0
 
 require (
-	github.com/actorq/actorq v0.0.0
+	github.com/actorq/actorq v0.1.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/common v0.72.0
 	go.uber.org/goleak v1.3.0
