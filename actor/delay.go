@@ -1,16 +1,108 @@
 package actor
 
+// deadline is the live delay of an item: when it is due, in nanoseconds
+// since the queue's epoch, and the sequence number of its heap entry.
+type deadline struct {
+	at  int64
+	seq uint64
+}
+
+// delays are the deadlines of the delayed items: a map with each item's
+// live deadline, and a heap that finds the earliest. Entries are never
+// removed from the middle of the heap: when an item's delay is superseded
+// (an immediate Add, a shorter AddAfter, shutdown), its entry stays, and
+// is recognised as stale when it surfaces, because the item's live
+// deadline no longer has the entry's sequence number. This keeps the heap
+// free of an index that every swap would have to update. Stale entries are
+// counted and compacted away once they outnumber the live ones, so memory
+// stays bounded by the live delayed items.
+type delays[T comparable] struct {
+	heap      delayHeap[T]
+	deadlines map[T]deadline
+	stale     int // superseded entries still in the heap
+}
+
+func newDelays[T comparable]() delays[T] {
+	return delays[T]{deadlines: make(map[T]deadline)}
+}
+
+// len is the number of delayed items.
+func (d *delays[T]) len() int { return len(d.deadlines) }
+
+// set gives an item that has no deadline the deadline at.
+func (d *delays[T]) set(item T, at int64) {
+	d.deadlines[item] = deadline{at: at, seq: d.heap.push(item, at)}
+}
+
+// shorten moves item's deadline to at if that is earlier: a delay can be
+// shortened, never lengthened.
+func (d *delays[T]) shorten(item T, at int64) {
+	if at >= d.deadlines[item].at {
+		return
+	}
+	d.stale++ // the later entry stays in the heap until it surfaces
+	d.set(item, at)
+	d.compact()
+}
+
+// cancel drops item's deadline.
+func (d *delays[T]) cancel(item T) {
+	delete(d.deadlines, item)
+	d.stale++
+	d.compact()
+}
+
+// next returns the earliest deadline in the heap. The entry may be stale;
+// waking for it early is harmless.
+func (d *delays[T]) next() (at int64, ok bool) {
+	if d.heap.len() == 0 {
+		return 0, false
+	}
+	return d.heap.top().at, true
+}
+
+// popDue removes and returns an item whose deadline is at or before now,
+// earliest first (for equal deadlines, the one delayed first).
+func (d *delays[T]) popDue(now int64) (item T, ok bool) {
+	for d.heap.len() > 0 && d.heap.top().at <= now {
+		e := d.heap.pop()
+		if !d.isLive(&e) {
+			d.stale = max(d.stale-1, 0)
+			continue
+		}
+		delete(d.deadlines, e.item)
+		return e.item, true
+	}
+	return item, false
+}
+
+// reset forgets every deadline.
+func (d *delays[T]) reset() {
+	d.heap = delayHeap[T]{}
+	d.deadlines = make(map[T]deadline)
+	d.stale = 0
+}
+
+// compact drops stale heap entries once they outnumber live ones.
+func (d *delays[T]) compact() {
+	if d.stale <= 64 || d.stale <= len(d.deadlines) {
+		return
+	}
+	d.heap.filter(d.isLive)
+	d.stale = 0
+}
+
+// isLive reports whether heap entry e is its item's live deadline, rather
+// than a superseded one.
+func (d *delays[T]) isLive(e *delayEntry[T]) bool {
+	dl, ok := d.deadlines[e.item]
+	return ok && dl.seq == e.seq
+}
+
 // delayHeap is a min-heap of items waiting on a deadline, ordered by
 // deadline and, for equal deadlines, by arrival, so that items due at the
 // same instant become ready in the order they were added.
-//
-// Entries are never removed from the middle. When an item's delay is
-// superseded (an immediate Add, or a shorter AddAfter), the old entry stays
-// and is recognised as stale when it surfaces: the item's live delay no
-// longer has this entry's sequence number. This keeps the heap free of an index map
-// that every swap would have to update. The state counts stale entries and
-// compacts the heap when they outnumber the live ones, so memory stays
-// bounded by the live delayed items.
+// Superseded entries stay until they surface: see delays.
 type delayHeap[T comparable] struct {
 	e   []delayEntry[T]
 	seq uint64
@@ -32,8 +124,8 @@ func (h *delayHeap[T]) less(i, j int) bool {
 	return a.at < b.at || a.at == b.at && a.seq < b.seq
 }
 
-// push adds an entry and returns its sequence number, which the state
-// keeps to recognise the item's live entry.
+// push adds an entry and returns its sequence number, which delays keeps
+// to recognise the item's live entry.
 func (h *delayHeap[T]) push(item T, at int64) uint64 {
 	h.seq++
 	h.e = append(h.e, delayEntry[T]{at: at, seq: h.seq, item: item})

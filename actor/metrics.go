@@ -92,9 +92,19 @@ const updatePeriod = 500 * time.Millisecond
 
 // metrics is the bookkeeping of a named queue with a provider. A nil
 // *metrics records nothing and costs one comparison per call. Only the
-// owner goroutine uses it.
+// owner goroutine uses it while it runs; after it ends, the callers that
+// take turns with the queue's state (lifetime.go).
+//
+// Values and update points are client-go's: an add that makes an item wait
+// (depth up, adds), a hand-out (depth down, latency from the item becoming
+// ready, or its deadline passing), a Done (work duration). The two
+// unfinished-work gauges are refreshed at the instants client-go's ticker
+// fires, every updatePeriod counted from the queue's creation, while
+// anything is processing (and once more after, to show zero), and not
+// once shutdown has begun; an idle queue arms no timer for them.
 type metrics[T comparable] struct {
 	clock Clock
+	epoch time.Time // the queue's creation: refreshes are at epoch + k*updatePeriod
 
 	depth          GaugeMetric
 	adds           CounterMetric
@@ -107,13 +117,14 @@ type metrics[T comparable] struct {
 
 	addTimes   map[T]time.Time // when each waiting item became ready
 	startTimes map[T]time.Time // when each processing item was handed out
-	published  bool            // the unfinished gauges last showed work
+	owed       bool            // a refresh is due at next: something processed since the last
+	next       int64           // the next refresh instant, in nanoseconds since epoch
 }
 
 // newMetrics makes the metrics of a queue, or returns nil when the queue is
 // unnamed or no provider is set. It runs in the caller of New, so a provider
 // that panics there panics in the caller.
-func newMetrics[T comparable](name string, p MetricsProvider, clock Clock) *metrics[T] {
+func newMetrics[T comparable](name string, p MetricsProvider, clock Clock, epoch time.Time) *metrics[T] {
 	if name == "" {
 		return nil
 	}
@@ -125,6 +136,7 @@ func newMetrics[T comparable](name string, p MetricsProvider, clock Clock) *metr
 	}
 	m := &metrics[T]{
 		clock:          clock,
+		epoch:          epoch,
 		depth:          safeGauge{p.NewDepthMetric(name)},
 		adds:           safeCounter{p.NewAddsMetric(name)},
 		latency:        safeHistogram{p.NewLatencyMetric(name)},
@@ -142,6 +154,14 @@ func newMetrics[T comparable](name string, p MetricsProvider, clock Clock) *metr
 	return m
 }
 
+// now reads the clock, or returns the zero time when metrics are off.
+func (m *metrics[T]) now() time.Time {
+	if m == nil {
+		return time.Time{}
+	}
+	return m.clock.Now()
+}
+
 func (m *metrics[T]) add(item T) {
 	if m == nil {
 		return
@@ -153,22 +173,24 @@ func (m *metrics[T]) add(item T) {
 	}
 }
 
-func (m *metrics[T]) get(item T) {
+// get records that item was handed out at at (for an item claimed from the
+// lane, the consumer's reading of the clock when it claimed it).
+func (m *metrics[T]) get(item T, at time.Time) {
 	if m == nil {
 		return
 	}
-	m.getAt(item, m.clock.Now())
-}
-
-// getAt records that item was handed out at now (for an item claimed from
-// the lane, the consumer's reading of the clock when it claimed it).
-func (m *metrics[T]) getAt(item T, now time.Time) {
 	m.depth.Dec()
 	if t, ok := m.addTimes[item]; ok {
-		m.latency.Observe(now.Sub(t).Seconds())
+		m.latency.Observe(at.Sub(t).Seconds())
 		delete(m.addTimes, item)
 	}
-	m.startTimes[item] = now
+	if !m.owed {
+		// The first processing since the gauges were last refreshed: the
+		// next refresh is client-go's next tick after the hand-out.
+		m.owed = true
+		m.next = (int64(at.Sub(m.epoch))/int64(updatePeriod) + 1) * int64(updatePeriod)
+	}
+	m.startTimes[item] = at
 }
 
 func (m *metrics[T]) done(item T) {
@@ -188,18 +210,6 @@ func (m *metrics[T]) retry() {
 	m.retries.Inc()
 }
 
-// shutdown lowers the depth by the n items that were waiting when the
-// queue ended: Get hands them out without the owner goroutine, and items
-// added again while processing are dropped.
-func (m *metrics[T]) shutdown(n int) {
-	if m == nil {
-		return
-	}
-	for range n {
-		m.depth.Dec()
-	}
-}
-
 func (m *metrics[T]) setDelayed(n int) {
 	if m == nil {
 		return
@@ -207,18 +217,28 @@ func (m *metrics[T]) setDelayed(n int) {
 	m.delayed.Set(float64(n))
 }
 
-// wantsTick reports whether the unfinished-work gauges need a refresh in
-// updatePeriod: while items are processing, and once more after, to show 0.
-func (m *metrics[T]) wantsTick() bool {
-	return m != nil && (len(m.startTimes) > 0 || m.published)
-}
-
-// updateUnfinished refreshes the unfinished-work gauges.
-func (m *metrics[T]) updateUnfinished() {
-	if m == nil {
-		return
+// refresh refreshes the unfinished-work gauges if a refresh instant has
+// passed since something was processing, and returns the next instant to
+// wake for (nanoseconds since the epoch); ok is false when no refresh is
+// owed, so that an idle queue arms nothing. The owner calls it on every
+// round while the queue runs: however late it learns of a hand-out (a lane
+// claim), the refresh happens as soon as it does, with the values client-go
+// would show at that reading of the clock.
+func (m *metrics[T]) refresh() (next int64, ok bool) {
+	if m == nil || !m.owed {
+		return 0, false
 	}
 	now := m.clock.Now()
+	if n := int64(now.Sub(m.epoch)); n >= m.next {
+		m.updateUnfinished(now)
+		m.next = (n/int64(updatePeriod) + 1) * int64(updatePeriod)
+		m.owed = len(m.startTimes) > 0
+	}
+	return m.next, m.owed
+}
+
+// updateUnfinished sets the unfinished-work gauges at now.
+func (m *metrics[T]) updateUnfinished(now time.Time) {
 	var total, oldest float64
 	for _, t := range m.startTimes {
 		age := now.Sub(t).Seconds()
@@ -227,7 +247,6 @@ func (m *metrics[T]) updateUnfinished() {
 	}
 	m.unfinished.Set(total)
 	m.longestRunning.Set(oldest)
-	m.published = len(m.startTimes) > 0
 }
 
 // The safe wrappers recover a panicking metric, so that a broken provider

@@ -273,8 +273,8 @@ func (t countingTimer) Reset(d time.Duration) bool {
 }
 
 // TestMetricsUnfinishedWork checks the two "unfinished" gauges: refreshed
-// every 500ms of the queue's clock, counted from the hand-out that found
-// nothing processing, while anything is processing, set to 0 once after,
+// at client-go's instants (every 500ms of the queue's clock, counted from
+// the queue's creation) while anything is processing, set to 0 once after,
 // and then left alone: an idle queue arms no timer.
 func TestMetricsUnfinishedWork(t *testing.T) {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
@@ -319,8 +319,8 @@ func TestMetricsUnfinishedWork(t *testing.T) {
 				time.Sleep(ms(600))
 				q.Done("a") // t=0.9
 			},
-			unfinished: []sample{{ms(800), 0.5}, {ms(1300), 0}},
-			long:       []sample{{ms(800), 0.5}, {ms(1300), 0}},
+			unfinished: []sample{{ms(500), 0.2}, {ms(1000), 0}},
+			long:       []sample{{ms(500), 0.2}, {ms(1000), 0}},
 		},
 		{
 			name:       "never processing",
@@ -777,7 +777,7 @@ func BenchmarkMetrics(b *testing.B) {
 
 // TestMetricsDepthAfterShutDown checks that depth ends at 0 once the queue
 // is shut down and its leftovers taken, as client-go's does, counting the
-// item dropped because it was added again while processing.
+// item that was added again while processing and comes back at its Done.
 func TestMetricsDepthAfterShutDown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRecorder()
@@ -785,7 +785,7 @@ func TestMetricsDepthAfterShutDown(t *testing.T) {
 		q.Add("a")
 		q.Add("b")
 		mustGet(t, q, "a")
-		q.Add("a") // dirty: dropped at shutdown
+		q.Add("a") // dirty: ready again at its Done, after the shutdown
 		settle(q)
 		if got := r.valueOf(kDepth); got != 2 {
 			t.Fatalf("depth before ShutDown = %v; want 2", got)
@@ -793,6 +793,12 @@ func TestMetricsDepthAfterShutDown(t *testing.T) {
 		q.ShutDown()
 		mustGet(t, q, "b")
 		q.Done("a")
+		if got := r.valueOf(kDepth); got != 1 {
+			t.Fatalf("depth after ShutDown and Done(a) = %v; want 1", got)
+		}
+		mustGet(t, q, "a")
+		q.Done("a")
+		q.Done("b")
 		if got := r.valueOf(kDepth); got != 0 {
 			t.Fatalf("depth after ShutDown = %v; want 0", got)
 		}

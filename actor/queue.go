@@ -5,13 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"math"
 	"reflect"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/actorq/actorq/ratelimit"
 )
 
-// ErrShutDown is returned by [Queue.GetContext] once the queue is shut down
-// and no queued item is left.
+// ErrShutDown is returned by [Queue.GetContext] once the queue is shutting
+// down and no item is ready.
 var ErrShutDown = errors.New("actor: queue is shut down")
 
 // A Queue is a work queue whose state is owned by one goroutine.
@@ -19,43 +24,113 @@ var ErrShutDown = errors.New("actor: queue is shut down")
 // A Queue is safe for concurrent use by multiple goroutines. The zero value
 // is not usable; create one with [New].
 type Queue[T comparable] struct {
-	c       *core[T]
+	c       *shared[T]
 	cleanup runtime.Cleanup
+}
+
+// shared is what callers and the owner goroutine share: channels, flags,
+// and settings fixed at New. The owner's own fields are in owner and state.
+type shared[T comparable] struct {
+	inbox chan request[T] // every request, in each caller's order
+	out   chan T          // unbuffered: Items; an item is processing once received
+	lane  chan *slot[T]   // buffered: ready items for Get to claim (lane.go)
+	bell  chan struct{}   // capacity 1: a Get found the lane empty
+
+	quit  chan struct{}  // closed by ShutDown, or when the Queue is dropped
+	drain chan struct{}  // closed by ShutDownWithDrain
+	done  chan struct{}  // closed as the owner goroutine's last act
+	rest  chan *state[T] // capacity 1: after done, the state, held by one caller at a time
+
+	quitOnce, drainOnce sync.Once
+	shutting            atomic.Bool  // ShutDown or ShutDownWithDrain was called
+	shutdowns           atomic.Int64 // calls of ShutDown, which end drains begun before
+	itemsUsed           atomic.Bool  // Items was called: the lane is off for good
+
+	filter     *filter[T] // nil with a custom Storage
+	clock      Clock
+	epoch      time.Time
+	limiter    RateLimiter[T]
+	stamp      func() time.Time // with metrics, the clock's Now, which a lane claim records
+	checkItems bool             // T can hold values that cannot be map keys
+	seed       maphash.Seed
+
+	waiters sync.Pool // of *waiter[T]
+	batches sync.Pool // of *batch[T]
 }
 
 // New starts a queue's owner goroutine and returns the queue. The goroutine
 // ends when [Queue.ShutDown] or [Queue.ShutDownWithDrain] returns, or soon
-// after the Queue becomes unreachable if neither is called.
-//
-// The last rule has one exception: inside a testing/synctest bubble the
-// runtime forbids the cleanup that ends a dropped queue (it runs outside
-// the bubble), so there a queue that is never shut down stays blocked and
-// the bubble reports it, as it reports any leaked goroutine. New recognises
-// a bubble by its clock, which starts at midnight UTC 2000-01-01.
+// after the Queue becomes unreachable if neither is called (but see
+// inBubble for testing/synctest).
 //
 // New calls cfg.MetricsProvider's New methods in the caller's goroutine.
 func New[T comparable](cfg Config[T]) *Queue[T] {
-	c := newCore(cfg)
-	go c.loop()
+	clock := cfg.Clock
+	if clock == nil {
+		clock = realClock{}
+	}
+	limiter := cfg.RateLimiter
+	if limiter == nil {
+		limiter = ratelimit.DefaultController[T]()
+	}
+	c := &shared[T]{
+		inbox:      make(chan request[T], inboxSize),
+		out:        make(chan T),
+		lane:       make(chan *slot[T], laneSize),
+		bell:       make(chan struct{}, 1),
+		quit:       make(chan struct{}),
+		drain:      make(chan struct{}),
+		done:       make(chan struct{}),
+		rest:       make(chan *state[T], 1),
+		clock:      clock,
+		epoch:      clock.Now(),
+		limiter:    limiter,
+		checkItems: mayHoldUnhashable(reflect.TypeFor[T]()),
+		seed:       maphash.MakeSeed(),
+	}
+	m := newMetrics[T](cfg.Name, cfg.MetricsProvider, clock, c.epoch)
+	if m != nil {
+		c.stamp = clock.Now
+	}
+	order, f := newOrder(cfg.Storage)
+	c.filter = f
+	laneOn := f != nil
+	if !laneOn {
+		close(c.lane) // a custom Storage sees each Pop when a consumer asks
+	}
+	o := &owner[T]{
+		c:      c,
+		s:      newState(order, c.filter, m, c.since),
+		drain:  c.drain,
+		laneOn: laneOn,
+	}
+	go o.loop()
 	q := &Queue[T]{c: c}
 	if !inBubble() {
-		q.cleanup = runtime.AddCleanup(q, (*core[T]).stop, c)
+		q.cleanup = runtime.AddCleanup(q, (*shared[T]).stop, c)
 	}
 	return q
 }
 
-// inBubble reports whether the caller is probably inside a testing/synctest
-// bubble, whose fake clock starts in 2000. A real clock reads 2010 or later.
-func inBubble() bool {
-	return time.Now().Year() < 2010
+// newOrder returns the ready order of a queue with storage (nil: the
+// default) and its duplicate filter, which only the default order has: a
+// custom Storage must see every Touch.
+func newOrder[T comparable](storage Storage[T]) (readyOrder[T], *filter[T]) {
+	if storage == nil {
+		return new(fifo[T]), newFilter[T]()
+	}
+	return &storageOrder[T]{s: storage}, nil
 }
 
+// since returns the queue's clock reading in nanoseconds since its epoch.
+func (c *shared[T]) since() int64 { return int64(c.clock.Now().Sub(c.epoch)) }
+
 // Add marks item as needing processing. It never waits for the owner
-// goroutine to act and never blocks for long: it only hands the request
-// over. If item is already waiting to be handed out, Add does nothing; if
-// it is being processed, it is handed out again after [Queue.Done]; if it is
-// waiting on a delay, it becomes ready now and the delay is dropped.
-// After shutdown, Add does nothing.
+// goroutine to act and blocks only while the inbox is full, until the
+// owner takes a batch. If item is already waiting to be handed out, Add
+// does nothing; if it is being processed, it is handed out again after
+// [Queue.Done]; if it is waiting on a delay, it becomes ready now and the
+// delay is dropped. Once shutdown has begun, Add does nothing.
 //
 // If T holds interface values, Add panics in the caller's goroutine when
 // item cannot be used as a map key (for example an any holding a slice),
@@ -68,19 +143,20 @@ func (q *Queue[T]) Add(item T) {
 	if c.shutting.Load() {
 		return
 	}
-	if c.filter != nil {
-		if f := c.filter.Load(); f != nil && f.skip(item) {
-			return // a duplicate: see filter.go
-		}
+	if c.filter != nil && c.filter.skip(item) {
+		return // a duplicate: see filter.go
 	}
 	c.send(request[T]{op: opAdd, item: item})
 }
 
-// AddAfter adds item after the delay d. A d of zero or less adds it at once,
-// like [Queue.Add]. If item is already waiting to be handed out, or waiting
-// on an earlier deadline, AddAfter does nothing: a delay can be shortened,
-// never lengthened. AddAfter never blocks for long, however many items are
-// waiting. After shutdown it does nothing.
+// AddAfter adds item after the delay d, measured on the queue's clock. A d
+// of zero or less adds it at once, like [Queue.Add]. If item is already
+// waiting to be handed out, or waiting on an earlier deadline, AddAfter does
+// nothing: a delay can be shortened, never lengthened. A deadline beyond the
+// clock's range (d = math.MaxInt64, say) saturates: the item waits that
+// long. AddAfter never waits behind the delays already pending; like Add,
+// it blocks only while the inbox is full. Once shutdown has begun it does
+// nothing.
 func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 	c := q.c
 	if c.checkItems {
@@ -93,14 +169,24 @@ func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 		c.send(request[T]{op: opRetry, item: item})
 		return
 	}
-	c.send(request[T]{op: opAddAfter, item: item, at: c.since() + int64(d)})
+	c.send(request[T]{op: opAddAt, item: item, at: deadlineAfter(c.since(), d)})
+}
+
+// deadlineAfter returns now+d, saturating at the largest deadline.
+func deadlineAfter(now int64, d time.Duration) int64 {
+	if int64(d) > math.MaxInt64-now {
+		return math.MaxInt64
+	}
+	return now + int64(d)
 }
 
 // AddRateLimited adds item after the delay its rate limiter gives, which is
-// computed in the caller's goroutine. It behaves like [Queue.AddAfter].
+// computed in the caller's goroutine; then it behaves like
+// [Queue.AddAfter]. As in client-go, the limiter is asked even once
+// shutdown has begun (and records the failure), though the add is ignored.
 func (q *Queue[T]) AddRateLimited(item T) {
-	if q.c.shutting.Load() {
-		return
+	if q.c.checkItems {
+		q.c.mustHash(item)
 	}
 	q.AddAfter(item, q.c.limiter.When(item))
 }
@@ -113,116 +199,23 @@ func (q *Queue[T]) Forget(item T) { q.c.limiter.Forget(item) }
 // since it was last forgotten.
 func (q *Queue[T]) NumRequeues(item T) int { return q.c.limiter.NumRequeues(item) }
 
-// Get blocks until an item is ready or the queue is shut down and empty.
-// When shutdown is true, item is the zero value and the worker should
-// return. Otherwise the item is now processing, and the caller must call
-// [Queue.Done] with it when finished.
+// Get blocks until an item is ready and returns it, or, once shutdown has
+// begun, returns shutdown == true as soon as no item is ready (even while
+// others are still being processed). When shutdown is true, item is the
+// zero value and the worker should return. Otherwise the item is now
+// processing, and the caller must call [Queue.Done] with it when finished.
 //
-// After ShutDown, Get keeps returning the items that were still queued,
-// one each, until none is left; those items are no longer tracked, so Done
-// of them does nothing and adding them again is ignored.
+// After shutdown, Get keeps returning the items still ready, one each,
+// including an item that was added again while it was processing, once
+// its Done has come.
 func (q *Queue[T]) Get() (item T, shutdown bool) {
-	if item, got, _ := q.c.take(nil); got {
-		return item, false
-	}
-	return q.c.leftover()
-}
-
-// take is the receive of Get and GetContext: an item claimed from the lane
-// or received from out, or, with got false, the sign that the queue has
-// ended (take the leftovers) or, with canceled true, that cancel was
-// closed first.
-func (c *core[T]) take(cancel <-chan struct{}) (item T, got, canceled bool) {
-	select {
-	case sl := <-c.lane:
-		if sl == nil {
-			return item, false, false
-		}
-		return c.claim(sl), true, false
-	default:
-	}
-	c.ring()
-	select {
-	case sl := <-c.lane:
-		if sl != nil {
-			return c.claim(sl), true, false
-		}
-	case item, ok := <-c.out:
-		if ok {
-			return item, true, false
-		}
-	case <-cancel:
-		return item, false, true
-	}
-	return item, false, false
-}
-
-// ring wakes the owner goroutine to refill the lane, unless a wake-up is
-// already pending or the lane is off for good (Items was called, or the
-// queue is shutting down).
-func (c *core[T]) ring() {
-	if c.itemsUsed.Load() || c.shutting.Load() {
-		return
-	}
-	select {
-	case c.bell <- struct{}{}:
-	default:
-	}
-}
-
-// GetBatch is like [Queue.Get] but hands out up to cap(buf) ready items in
-// one exchange with the owner goroutine, oldest first, which is much cheaper
-// per item than one Get each when many items are ready. It blocks until at
-// least one item is ready or the queue is shut down and empty, and then
-// returns as many of the ready items as fit, without waiting for more. The items are
-// appended to buf[:0] (a buf with no capacity counts as capacity 1) and are
-// all processing, exactly as if taken by Get one by one: the caller must
-// call [Queue.Done] with each. Reusing buf across calls makes GetBatch
-// allocation-free. After ShutDown it returns the items still queued, then
-// shutdown == true with no items.
-func (q *Queue[T]) GetBatch(buf []T) (items []T, shutdown bool) {
-	c := q.c
-	if cap(buf) == 0 {
-		buf = make([]T, 0, 1)
-	}
-	b, _ := c.batches.Get().(*batch[T])
-	if b == nil {
-		b = &batch[T]{ready: make(chan struct{}, 1)}
-	}
-	b.items, b.shutdown = buf[:0], false
-	if c.send(request[T]{op: opBatch, batch: b}) {
-		select {
-		case <-b.ready:
-		case <-c.done:
-			select {
-			case <-b.ready: // answered before the owner ended
-			default:
-				b.shutdown = true // never served
-			}
-		}
-	} else {
-		b.shutdown = true
-	}
-	items, shutdown = b.items, b.shutdown
-	b.items = nil
-	c.batches.Put(b)
-	if !shutdown {
-		return items, false
-	}
-	// The owner has ended: take leftovers, as Get does.
-	for len(items) < cap(items) {
-		item, ok := <-c.rest
-		if !ok {
-			break
-		}
-		items = append(items, item)
-	}
-	return items, len(items) == 0
+	item, got, _ := q.c.take(nil)
+	return item, !got
 }
 
 // GetContext is like [Queue.Get] but returns ctx.Err() if ctx ends first,
 // and [ErrShutDown] instead of shutdown == true. An item is never lost or
-// left processing because the context ended: it stays queued for the next
+// left processing because the context ended: it stays ready for the next
 // consumer.
 func (q *Queue[T]) GetContext(ctx context.Context) (item T, err error) {
 	item, got, canceled := q.c.take(ctx.Done())
@@ -232,56 +225,75 @@ func (q *Queue[T]) GetContext(ctx context.Context) (item T, err error) {
 	case canceled:
 		return item, ctx.Err()
 	}
-	item, shutdown := q.c.leftover()
-	if shutdown {
-		return item, ErrShutDown
+	return item, ErrShutDown
+}
+
+// GetBatch is like [Queue.Get] but hands out up to cap(buf) ready items in
+// one exchange with the owner goroutine, oldest first, which is much cheaper
+// per item than one Get each when many items are ready. It blocks until at
+// least one item is ready, or until shutdown has begun and none is; then it
+// returns as many of the ready items as fit, without waiting for more. The
+// items are appended to buf[:0] (a buf with no capacity counts as capacity
+// 1) and are all processing, exactly as if taken by Get one by one: the
+// caller must call [Queue.Done] with each, or [Queue.DoneBatch] with all.
+// Reusing buf across calls makes GetBatch allocation-free. Once shutdown has
+// begun it returns the items still ready, then shutdown == true with no
+// items.
+func (q *Queue[T]) GetBatch(buf []T) (items []T, shutdown bool) {
+	if cap(buf) == 0 {
+		buf = make([]T, 0, 1)
 	}
-	return item, nil
+	w := q.c.ask(buf[:0], nil)
+	items, shutdown = w.items, w.shutdown
+	q.c.release(w)
+	return items, shutdown
 }
 
 // Items returns the channel on which the owner goroutine offers the next
 // ready item, for consumers that select on it next to other channels. An
 // item received from it is processing, exactly as if returned by
 // [Queue.Get]: the caller must call [Queue.Done] with it. Receivers that go
-// away lose nothing; an item stays queued until someone receives it.
+// away lose nothing; an item stays ready until someone receives it.
 //
-// The channel is closed when the queue shuts down. Items still queued then
-// are not sent on it; call Get until it reports shutdown to drain them.
+// The first call of Items turns the queue's lane off for good, for every
+// consumer: Get then asks the owner goroutine for each item, as GetBatch
+// does, instead of claiming one without waiting for it (see lane.go), so a
+// Get costs a round trip to the owner. Queues that mix Get and Items pay
+// that; queues that use only Get never do.
+//
+// The channel is closed once the owner goroutine has ended: at ShutDown, or
+// at the end of a ShutDownWithDrain (during the drain it keeps offering
+// the ready items). Items still ready then, and items that become ready at
+// a later Done (those added again while they were processing), are not
+// sent on it: when it is closed, call Get (or GetBatch) until it reports
+// shutdown to take them.
 func (q *Queue[T]) Items() <-chan T {
 	c := q.c
 	if !c.itemsUsed.Load() {
 		c.itemsUsed.Store(true)
-		select { // wake the owner to take the lane back
-		case c.bell <- struct{}{}:
-		default:
-		}
+		c.ring() // wake the owner to take the lane back
 	}
 	return c.out
 }
 
 // Done marks item as finished. If it was added again while processing, it
-// becomes ready again. Done of an item that is not processing does nothing.
-// Done never blocks for long; after shutdown it does nothing.
+// becomes ready again, whenever the Done comes (before, during or after
+// shutdown). Done of an item that is not processing does nothing. Like
+// Add, Done blocks only while the inbox is full.
 func (q *Queue[T]) Done(item T) {
 	c := q.c
 	if c.checkItems {
 		c.mustHash(item)
 	}
-	select {
-	case c.dones <- item:
-	default:
-		select {
-		case c.dones <- item:
-		case <-c.done:
-		}
+	if !c.send(request[T]{op: opDone, item: item}) {
+		c.withRest(func(s *state[T]) { s.done(item) })
 	}
 }
 
 // DoneBatch marks each of items finished, as [Queue.Done] does for each in
 // order, with one message to the owner goroutine instead of one each: the
 // natural end of a [Queue.GetBatch]. It copies items, so the caller may
-// reuse the slice at once. Like Done, it never blocks for long and does
-// nothing after shutdown.
+// reuse the slice at once.
 func (q *Queue[T]) DoneBatch(items []T) {
 	c := q.c
 	if len(items) == 0 {
@@ -292,72 +304,157 @@ func (q *Queue[T]) DoneBatch(items []T) {
 			c.mustHash(item)
 		}
 	}
-	b, _ := c.doneBufs.Get().(*[]T)
+	b, _ := c.batches.Get().(*batch[T])
 	if b == nil {
-		b = new([]T)
+		b = &batch[T]{home: &c.batches}
 	}
-	*b = append((*b)[:0], items...)
-	if !c.send(request[T]{op: opDones, dones: b}) {
-		c.doneBufs.Put(b)
+	b.items = append(b.items, items...)
+	if !c.send(request[T]{op: opDones, batch: b}) {
+		c.withRest(func(s *state[T]) {
+			for _, item := range items {
+				s.done(item)
+			}
+		})
+		b.recycle()
 	}
 }
 
 // Len returns the number of items ready to be handed out. It waits for the
-// owner goroutine to answer, so it counts every Add the caller made before.
-// After shutdown it returns the number of queued items Get has yet to return.
+// owner goroutine to answer, so it counts every call the caller made
+// before, and once it returns, the metrics of those calls are recorded.
 func (q *Queue[T]) Len() int {
 	c := q.c
-	reply := make(chan int, 1)
-	if !c.send(request[T]{op: opLen, reply: reply}) {
-		return len(c.rest)
+	w := c.waiter()
+	var n int
+	if c.send(request[T]{op: opLen, w: w}) {
+		c.await(w)
+		n = w.n
+	} else {
+		c.withRest(func(s *state[T]) { n = s.len() })
 	}
-	select {
-	case n := <-reply:
-		return n
-	case <-c.done:
-		select {
-		case n := <-reply:
-			return n
-		default:
-			return len(c.rest)
-		}
-	}
-}
-
-// ShutDown stops the queue: from now on adds are ignored and consumers
-// blocked in Get or receiving from Items are released. Items queued at that
-// moment stay available to Get; pending delays are dropped, and so are items
-// that were added again while being processed. ShutDown blocks until the
-// owner goroutine has ended, which takes no longer than applying the
-// requests already sent; when it returns, no goroutine of the queue remains.
-// It may be called more than once, and ends a ShutDownWithDrain's wait.
-func (q *Queue[T]) ShutDown() {
-	q.c.stop()
-	<-q.c.done
-	q.cleanup.Stop()
-}
-
-// ShutDownWithDrain stops the queue like [Queue.ShutDown], but first waits
-// until every item handed out is Done. Meanwhile consumers keep receiving
-// the queued items (which then count as handed out too) and Done works as
-// usual; adds and pending delays are dropped. A ShutDown from another
-// goroutine ends the wait. When it returns, no goroutine of the queue
-// remains. It blocks forever if a handed-out item is never Done and
-// ShutDown is never called.
-func (q *Queue[T]) ShutDownWithDrain() {
-	c := q.c
-	c.shutting.Store(true)
-	c.drainOnce.Do(func() { close(c.drain) })
-	<-c.done
-	q.cleanup.Stop()
+	c.release(w)
+	return n
 }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
 func (q *Queue[T]) ShuttingDown() bool { return q.c.shutting.Load() }
 
+// take is the receive of Get and GetContext: an item claimed from the lane,
+// or handed out by the owner (or, after it ended, taken from the state).
+// got is false when the queue is shutting down and nothing is ready, or,
+// with canceled true, when cancel was closed first.
+func (c *shared[T]) take(cancel <-chan struct{}) (item T, got, canceled bool) {
+	var sl *slot[T]
+	select {
+	case sl = <-c.lane:
+	default:
+		c.ring()
+		select {
+		case sl = <-c.lane:
+		case <-cancel:
+			return item, false, true
+		}
+	}
+	if sl != nil {
+		item = sl.claim(c.stamp)
+		if c.stamp != nil {
+			c.ring() // with metrics: let the owner record the hand-out now
+		}
+		return item, true, false
+	}
+	// The lane is closed: Items was called, shutdown has begun, or the
+	// Storage is custom. Ask the owner.
+	w := c.ask(nil, cancel)
+	if len(w.items) > 0 {
+		item, got = w.items[0], true
+	}
+	canceled = w.canceled
+	c.release(w)
+	return item, got, canceled
+}
+
+// ring wakes the owner goroutine to fill the lane, unless a wake-up is
+// already pending.
+func (c *shared[T]) ring() {
+	select {
+	case c.bell <- struct{}{}:
+	default:
+	}
+}
+
+// ask sends a waiter for up to cap(buf) items (a Get's one, if buf is nil)
+// and returns it answered. If cancel is closed first, it withdraws the
+// waiter, which is then answered either as canceled or, if items were
+// handed to it first, with them.
+func (c *shared[T]) ask(buf []T, cancel <-chan struct{}) *waiter[T] {
+	w := c.waiter()
+	w.items = buf
+	if buf == nil {
+		w.items = w.one[:0]
+	}
+	if !c.send(request[T]{op: opGet, w: w}) {
+		c.withRest(func(s *state[T]) { s.serve(request[T]{op: opGet, w: w}) })
+		<-w.ready
+		return w
+	}
+	select {
+	case <-w.ready:
+		return w
+	case <-cancel:
+		c.send(request[T]{op: opCancel, w: w}) // if the owner has ended, it answered w
+	case <-c.done:
+	}
+	c.await(w)
+	return w
+}
+
+// waiter returns a waiter from the pool.
+func (c *shared[T]) waiter() *waiter[T] {
+	if w, ok := c.waiters.Get().(*waiter[T]); ok {
+		return w
+	}
+	return newWaiter[T]()
+}
+
+// release returns an answered waiter to the pool.
+func (c *shared[T]) release(w *waiter[T]) {
+	var zero T
+	w.items, w.one[0], w.n, w.shutdown, w.canceled = nil, zero, 0, false, false
+	c.waiters.Put(w)
+}
+
+// send hands r to the owner goroutine. It reports false, without sending,
+// if the owner has ended. The fast path is a plain buffered send; only a
+// full inbox makes it wait, and then only until the owner takes a batch.
+func (c *shared[T]) send(r request[T]) bool {
+	select {
+	case c.inbox <- r:
+		return true
+	default:
+	}
+	select {
+	case c.inbox <- r:
+		return true
+	case <-c.done:
+		return false
+	}
+}
+
+// await waits until the request that carried w has been answered, by the
+// owner or, if it ended first, by whichever caller serves what was left in
+// the inbox (withRest does, so await does it if nobody has).
+func (c *shared[T]) await(w *waiter[T]) {
+	select {
+	case <-w.ready:
+	case <-c.done:
+		c.withRest(func(*state[T]) {})
+		<-w.ready
+	}
+}
+
 // mustHash panics in the caller if item cannot be a map key, so that the
 // owner goroutine never does.
-func (c *core[T]) mustHash(item T) {
+func (c *shared[T]) mustHash(item T) {
 	defer func() {
 		if r := recover(); r != nil {
 			panic(fmt.Sprintf("actor: item of type %T cannot be used as a map key: %v", item, r))

@@ -1,24 +1,5 @@
 package actor
 
-// Storage holds the ready items of a queue in hand-out order. Its method set
-// is that of client-go's workqueue.Queue[T], so a client-go custom queue can
-// be plugged in through [Config.Storage].
-//
-// Only the queue's owner goroutine calls a Storage, so an implementation
-// need not be safe for concurrent use. Push is called only for items not
-// already stored; Touch is called when an already stored item is added
-// again (the default FIFO ignores it); Pop is called only when Len() > 0.
-type Storage[T comparable] interface {
-	// Touch can be used by the queue to reorder an item already stored.
-	Touch(item T)
-	// Push adds an item.
-	Push(item T)
-	// Len returns the number of items stored.
-	Len() int
-	// Pop removes and returns the next item to hand out.
-	Pop() T
-}
-
 const (
 	// minRing is the capacity of a ring's first buffer.
 	minRing = 16
@@ -28,25 +9,26 @@ const (
 	keepRing = 256
 )
 
-// ring is the default Storage: a FIFO in a circular buffer that doubles
-// when full and halves when a quarter full (down to keepRing), so that
-// memory returns to near an empty queue's after a burst drains. Popped
-// slots are zeroed so the garbage collector can reclaim what items point
-// to.
+// fifo is the default ready order: first in, first out, in a ring.
+type fifo[T comparable] struct{ ring[T] }
+
+func (f *fifo[T]) touch(T) {}
+
+// ring is a double-ended queue in a circular buffer that doubles when full
+// and halves when a quarter full (down to keepRing), so that memory returns
+// to near an empty queue's after a burst drains. Popped slots are zeroed so
+// the garbage collector can reclaim what items point to.
 type ring[T comparable] struct {
 	buf  []T
-	head int // index of the oldest item
+	head int // index of the first item
 	n    int // number of items
 }
 
-func (r *ring[T]) Touch(T) {}
+func (r *ring[T]) len() int { return r.n }
 
-func (r *ring[T]) Len() int { return r.n }
-
-func (r *ring[T]) Push(item T) {
-	if r.n == len(r.buf) {
-		r.resize(max(2*len(r.buf), minRing))
-	}
+// push adds item at the back.
+func (r *ring[T]) push(item T) {
+	r.grow()
 	i := r.head + r.n
 	if i >= len(r.buf) {
 		i -= len(r.buf)
@@ -55,7 +37,19 @@ func (r *ring[T]) Push(item T) {
 	r.n++
 }
 
-func (r *ring[T]) Pop() T {
+// pushFront adds item at the front.
+func (r *ring[T]) pushFront(item T) {
+	r.grow()
+	r.head--
+	if r.head < 0 {
+		r.head += len(r.buf)
+	}
+	r.buf[r.head] = item
+	r.n++
+}
+
+// pop removes and returns the front item. The ring must not be empty.
+func (r *ring[T]) pop() T {
 	var zero T
 	item := r.buf[r.head]
 	r.buf[r.head] = zero
@@ -68,6 +62,13 @@ func (r *ring[T]) Pop() T {
 		r.resize(len(r.buf) / 2)
 	}
 	return item
+}
+
+// grow makes room for one more item.
+func (r *ring[T]) grow() {
+	if r.n == len(r.buf) {
+		r.resize(max(2*len(r.buf), minRing))
+	}
 }
 
 // resize moves the items to a new buffer of capacity c >= r.n.

@@ -1,307 +1,409 @@
 package actor
 
-import "sync/atomic"
+import "time"
 
-// flags say where an item is. Ready and Dirty never combine with each other
-// or with Delayed; Processing combines with Dirty or Delayed. An item in the
-// lane has fLane and its slot's index in the bits above slotShift, and no
-// other flag.
-type flags uint32
+// itemState is where an item is. Every item a queue knows is in exactly one
+// state, stored in its entry; an item the queue does not know is absent.
+//
+// The events that move items between states are the methods of state in
+// this file, one method per event (add, addAt, due, stage, offer, claim
+// seen, take back, done, drop delays), and each performs every side effect
+// of its transitions: the ready order, the delay heap, the lane slot,
+// metrics. The duplicate filter's flag is not a side effect anyone has to
+// remember: it is a function of the state ([itemState.noop]), written by
+// [state.set] whenever an item with a filter entry changes state.
+type itemState uint8
 
 const (
-	fReady      flags = 1 << iota // stored (or staged) to be handed out
-	fProcessing                   // handed out, Done not yet called
-	fDirty                        // added again while processing: runs again after Done
-	fDelayed                      // waiting in the delay heap; see state.delays
-	fLane                         // offered in the lane, or claimed from it unbeknown to the owner
-
-	slotShift = 8
+	absent            itemState = iota // not known to the queue: not stored
+	ready                              // in the ready order, waiting to be handed out
+	staged                             // taken from the ready order, offered on the items channel
+	offered                            // in a lane slot, which a consumer may have claimed (the slot says)
+	processing                         // handed out, Done not yet called
+	processingDirty                    // processing, and added again: ready again at Done
+	delayed                            // waiting for its deadline
+	processingDelayed                  // processing, with a deadline: dirty once it passes
 )
 
-// delay is the live delay of an item: its deadline, in nanoseconds since the
-// queue's epoch, and the sequence number of its heap entry.
-type delay struct {
-	at  int64
-	seq uint64
+var stateNames = [...]string{"absent", "ready", "staged", "offered", "processing", "processing+dirty", "delayed", "processing+delayed"}
+
+func (st itemState) String() string { return stateNames[st] }
+
+// noop reports whether an Add of an item in this state changes nothing, and
+// goes on changing nothing until the owner goroutine itself acts on the
+// item. It is the filter's rule (see filter.go): ready and dirty items stay
+// so until the owner hands them out or applies their Done. An offered item
+// can be claimed by a consumer at any instant, so its flag is set before
+// the slot is sent and the consumer clears it before its claim; a staged
+// item is received at an instant only the owner sees, so it is not noop.
+func (st itemState) noop() bool {
+	return st == ready || st == offered || st == processingDirty
 }
 
-// shrinkFloor is the map size below which the map is never rebuilt.
+// entry is what a queue knows of one item: its state, whether it has an
+// entry in the duplicate filter, and, while offered, its lane slot. It is
+// one machine word, the value of the item map.
+type entry uint64
+
+const (
+	stateMask entry = 0x0f
+	hotBit    entry = 1 << 4 // the item has an entry in the filter
+	slotShift       = 8
+	slotMask  entry = 0xffff << slotShift
+)
+
+func (e entry) state() itemState { return itemState(e & stateMask) }
+
+func (e entry) hot() bool { return e&hotBit != 0 }
+
+// slot is the index of the item's lane slot; it means something only while
+// the item is offered.
+func (e entry) slot() uint32 { return uint32(e&slotMask) >> slotShift }
+
+func (e entry) withSlot(idx uint32) entry { return e&^slotMask | entry(idx)<<slotShift }
+
+// phase is how far a queue is into its shutdown.
+type phase uint8
+
+const (
+	running  phase = iota
+	draining       // ShutDownWithDrain: no delays, waiters are answered at once
+	ended          // the owner goroutine has ended; callers keep the state
+)
+
+// shrinkFloor is the map size below which the item map is never rebuilt.
 const shrinkFloor = 1024
 
 // state is everything a queue knows, as plain methods with no goroutines and
-// no channels. Only the owner goroutine touches it.
+// no channels but the replies to waiting calls. The owner goroutine alone
+// uses it while it runs; after it ends, callers take turns with it (see
+// lifetime.go).
 //
-// One map holds the flags of every item the queue knows: ready, processing,
-// dirty and delayed alike, so one lookup answers any question and
-// de-duplication spans all of them. Its values are four bytes (the flags,
-// and a lane slot's index), which keeps the map small for a million queued
-// items; the deadlines of delayed items are in a second map that only they
-// pay for. The ready items wait in front
-// (items taken back from the lane, oldest first) and then in store, in
-// hand-out order; the oldest is popped early into head ("staged") so the
-// owner can offer it on its output channel or move it to the lane.
+// One map holds the entry of every item the queue knows: ready, staged,
+// offered, processing and delayed alike, so one lookup answers any question
+// and de-duplication spans all of them. The deadlines of delayed items are
+// in a second map (delay.go) that only they pay for.
 type state[T comparable] struct {
-	items map[T]flags
+	items map[T]entry
 	peak  int // largest len(items) since the map was last rebuilt
 
-	front  []T // ready items taken back from the lane: handed out before store
-	store  Storage[T]
-	head   T
-	staged bool
+	order    readyOrder[T] // the ready items, in hand-out order (order.go)
+	head     T             // the staged item, while isStaged
+	isStaged bool
 
-	slots    []*slot[T] // lane slots by index; see lane.go
-	free     []uint32   // indices of unused slots
-	inUse    int        // slots in the lane or claimed and not yet settled
-	sent     []sent     // with metrics: slots in the order sent on the lane,
-	sentHead int        // from sent[sentHead] on
+	lane   slots[T]  // the lane's slots (lane.go)
+	delays delays[T] // deadlines and their heap (delay.go)
+	nproc  int       // items processing, processingDirty or processingDelayed
 
-	delay  delayHeap[T]
-	delays map[T]delay // the live delay of each item with fDelayed
-	stale  int         // superseded entries still in the heap
+	filter *filter[T]  // nil with a custom Storage, which sees every Add
+	m      *metrics[T] // nil when metrics are off
+	since  func() int64
 
-	nproc int // items with fProcessing
-
-	// The filter of Adds that would change nothing; see filter.go. It is
-	// nil until the first duplicate Add. publish is nil with a custom
-	// Storage, which gets no filter.
-	filter  *filter[T]
-	publish *atomic.Pointer[filter[T]] // where callers find filter
-	headHot *hotEntry[T]               // the staged head's entry, if any
-
-	m *metrics[T] // nil when metrics are off
+	phase   phase
+	waiting []*waiter[T]  // Get and GetBatch calls waiting for an item, oldest first
+	idle    chan struct{} // after the owner ended: closed when nothing is processing
 }
 
-func newState[T comparable](store Storage[T], m *metrics[T]) *state[T] {
-	s := &state[T]{items: make(map[T]flags), delays: make(map[T]delay), store: store, m: m}
-	if store == nil {
-		s.store = new(ring[T])
-		s.publish = new(atomic.Pointer[filter[T]])
+func newState[T comparable](order readyOrder[T], f *filter[T], m *metrics[T], since func() int64) *state[T] {
+	return &state[T]{
+		items:  make(map[T]entry),
+		order:  order,
+		delays: newDelays[T](),
+		filter: f,
+		m:      m,
+		since:  since,
 	}
-	return s
 }
 
-// len is the number of items ready to be handed out, apart from those in
-// the lane (see laneReady).
-func (s *state[T]) len() int {
-	n := len(s.front) + s.store.Len()
-	if s.staged {
-		n++
+// lookup returns item's entry. An offered item whose slot a consumer has
+// claimed is processing from the instant of the claim; lookup applies that
+// event first, so every other event sees the item's true state.
+func (s *state[T]) lookup(item T) entry {
+	e := s.items[item]
+	if e.state() == offered && s.lane.claimed(e.slot()) {
+		e = s.claimSeen(item, e)
 	}
-	return n
+	return e
 }
 
-// stage pops the next ready item into head, if there is one and head is
-// free. It reports whether an item is staged.
-func (s *state[T]) stage() bool {
-	if s.staged {
-		return true
-	}
-	if len(s.front) > 0 {
-		var zero T
-		s.head, s.staged = s.front[0], true
-		s.front[0] = zero
-		s.front = s.front[1:]
-		if len(s.front) == 0 {
-			s.front = nil
+// set moves item to state st, keeping e's other fields. It is the only
+// writer of the item map, and keeps the filter's flag in step with the
+// state.
+func (s *state[T]) set(item T, e entry, st itemState) entry {
+	if st == absent {
+		if e.hot() {
+			s.filter.flag(item, false) // the entry stays: see filter.go
 		}
-	} else if s.store.Len() > 0 {
-		s.head, s.staged = s.store.Pop(), true
-	}
-	if s.staged && s.filter != nil {
-		// The head is about to be handed out: Adds must reach the owner.
-		if s.headHot = s.filter.lookup(s.head); s.headHot != nil {
-			s.headHot.noop.Store(false)
-		}
-	}
-	return s.staged
-}
-
-// add makes item ready now, or marks it to run again after Done if it is
-// processing. A duplicate costs one lookup; a pending delay is superseded.
-func (s *state[T]) add(item T) {
-	f := s.resolve(s.items[item])
-	switch {
-	case f&fLane != 0: // offered in the lane: still ready
-		return
-	case f&fReady != 0:
-		if !s.staged || s.head != item {
-			s.store.Touch(item)
-			s.markHot(item)
-		}
-		return
-	case f&fDirty != 0:
-		s.markHot(item)
-		return
-	case f&fDelayed != 0:
-		f &^= fDelayed
-		delete(s.delays, item)
-		s.stale++
-		s.m.setDelayed(len(s.delays))
-		s.enqueue(item, f)
-		s.compactDelay()
-		return
-	}
-	s.enqueue(item, f)
-}
-
-// enqueue makes an item with flags f (neither ready, dirty, delayed nor in
-// the lane) ready, or marks it to run again after Done if it is processing.
-func (s *state[T]) enqueue(item T, f flags) {
-	s.m.add(item)
-	if f&fProcessing != 0 {
-		f |= fDirty
-	} else {
-		f |= fReady
-		s.store.Push(item)
-	}
-	s.put(item, f)
-	if s.filter != nil {
-		if e := s.filter.lookup(item); e != nil {
-			e.noop.Store(true)
-		}
-	}
-}
-
-// markHot publishes that an Add of item, which is ready in the store or
-// dirty, changes nothing until the owner acts on it (see filter.go).
-func (s *state[T]) markHot(item T) {
-	if s.publish == nil {
-		return
-	}
-	if s.filter == nil {
-		s.filter = newFilter[T]()
-		s.publish.Store(s.filter)
-	}
-	s.filter.insert(item).noop.Store(true)
-}
-
-// addAt makes item ready at deadline at, unless it is already waiting to
-// run sooner: ready, dirty, or delayed to an earlier or equal deadline.
-// Deadlines already due are made ready by the caller's next due call.
-func (s *state[T]) addAt(item T, at int64) {
-	f := s.resolve(s.items[item])
-	switch {
-	case f&(fReady|fDirty|fLane) != 0:
-		return
-	case f&fDelayed != 0:
-		if at >= s.delays[item].at {
-			return
-		}
-		s.stale++ // the later entry stays in the heap until it surfaces
-	}
-	s.delays[item] = delay{at: at, seq: s.delay.push(item, at)}
-	if f&fDelayed == 0 {
-		s.put(item, f|fDelayed)
-		s.m.setDelayed(len(s.delays))
-	}
-	s.compactDelay()
-}
-
-// handOut marks the staged head as processing and frees the stage. It is
-// called exactly when a consumer has received the head.
-func (s *state[T]) handOut() T {
-	item := s.head
-	var zero T
-	s.head, s.staged, s.headHot = zero, false, nil
-	s.items[item] = fProcessing // a ready item has no other flag
-	s.nproc++
-	s.m.get(item)
-	return item
-}
-
-// done ends the processing of item. If the item was added again meanwhile
-// it becomes ready. Done of an item that is not processing does nothing and
-// reports false.
-func (s *state[T]) done(item T) bool {
-	f := s.resolve(s.items[item])
-	if f&fProcessing == 0 {
-		return false
-	}
-	s.nproc--
-	s.m.done(item)
-	f &^= fProcessing
-	if f&fDirty != 0 {
-		f = f&^fDirty | fReady
-		s.store.Push(item)
-	}
-	if f == 0 {
 		s.remove(item)
-	} else {
-		s.items[item] = f
+		return 0
 	}
-	return true
+	if e == 0 && s.filter.has(item) {
+		e |= hotBit // an item that was hot before it left the queue
+	}
+	e = e&^stateMask | entry(st)
+	s.items[item] = e
+	if n := len(s.items); n > s.peak {
+		s.peak = n
+	}
+	if e.hot() {
+		s.filter.flag(item, st.noop())
+	}
+	return e
+}
+
+// add is an immediate Add of item.
+func (s *state[T]) add(item T) {
+	e := s.lookup(item)
+	switch e.state() {
+	case absent:
+		s.m.add(item)
+		s.order.push(item)
+		s.set(item, e, ready)
+	case ready:
+		s.order.touch(item)
+		s.markHot(item, e)
+	case staged, offered:
+		// Still waiting to be handed out: a duplicate.
+	case processing:
+		s.m.add(item)
+		s.set(item, e, processingDirty)
+	case processingDirty:
+		s.markHot(item, e)
+	case delayed:
+		s.delays.cancel(item)
+		s.m.setDelayed(s.delays.len())
+		s.m.add(item)
+		s.order.push(item)
+		s.set(item, e, ready)
+	case processingDelayed:
+		s.delays.cancel(item)
+		s.m.setDelayed(s.delays.len())
+		s.m.add(item)
+		s.set(item, e, processingDirty)
+	}
+}
+
+// addAt is an Add of item that takes effect at deadline at (nanoseconds
+// since the queue's epoch). A delay can be shortened, never lengthened, and
+// an item that will run anyway ignores it. Once shutdown has begun, delays
+// are dropped. A deadline already due is made ready by the next due.
+func (s *state[T]) addAt(item T, at int64) {
+	if s.phase != running {
+		return
+	}
+	e := s.lookup(item)
+	switch e.state() {
+	case absent:
+		s.delays.set(item, at)
+		s.m.setDelayed(s.delays.len())
+		s.set(item, e, delayed)
+	case processing:
+		s.delays.set(item, at)
+		s.m.setDelayed(s.delays.len())
+		s.set(item, e, processingDelayed)
+	case delayed, processingDelayed:
+		s.delays.shorten(item, at)
+	default:
+		// Ready, staged, offered or dirty: it runs sooner anyway.
+	}
 }
 
 // due makes ready every delayed item whose deadline is at or before now.
 func (s *state[T]) due(now int64) {
-	for s.delay.len() > 0 && s.delay.top().at <= now {
-		e := s.delay.pop()
-		if !s.isLive(&e) {
-			s.stale = max(s.stale-1, 0)
-			continue
+	n := s.delays.len()
+	for {
+		item, ok := s.delays.popDue(now)
+		if !ok {
+			break
 		}
-		delete(s.delays, e.item)
-		s.m.setDelayed(len(s.delays))
-		s.enqueue(e.item, s.items[e.item]&^fDelayed) // a delayed item is at most also processing
-	}
-}
-
-// next returns the earliest deadline in the delay heap. The entry may be
-// stale; waking for it early is harmless.
-func (s *state[T]) next() (at int64, ok bool) {
-	if s.delay.len() == 0 {
-		return 0, false
-	}
-	return s.delay.top().at, true
-}
-
-// dropDelayed forgets every pending delay, as a queue does when it starts
-// shutting down.
-func (s *state[T]) dropDelayed() {
-	for item := range s.delays {
-		if f := s.items[item] &^ fDelayed; f == 0 {
-			s.remove(item)
+		e := s.items[item] // delayed or processingDelayed: never offered
+		s.m.add(item)
+		if e.state() == processingDelayed {
+			s.set(item, e, processingDirty)
 		} else {
-			s.items[item] = f
+			s.order.push(item)
+			s.set(item, e, ready)
 		}
 	}
-	s.delay = delayHeap[T]{}
-	s.delays = make(map[T]delay)
-	s.stale = 0
+	if s.delays.len() != n {
+		s.m.setDelayed(s.delays.len())
+	}
+}
+
+// serveDue makes due items ready, reading the clock only if a deadline may
+// have passed.
+func (s *state[T]) serveDue() {
+	if at, ok := s.delays.next(); ok {
+		if now := s.since(); at <= now {
+			s.due(now)
+		}
+	}
+}
+
+// next takes the next ready item out of the ready order, for the caller to
+// move to its new state.
+func (s *state[T]) next() (T, entry, bool) {
+	if s.order.len() == 0 {
+		var zero T
+		return zero, 0, false
+	}
+	item := s.order.pop()
+	return item, s.items[item], true
+}
+
+// stage takes the next ready item out of the ready order to offer it on the
+// items channel. It reports whether an item is staged.
+func (s *state[T]) stage() bool {
+	if s.isStaged {
+		return true
+	}
+	item, e, ok := s.next()
+	if !ok {
+		return false
+	}
+	s.head, s.isStaged = item, true
+	s.set(item, e, staged)
+	return true
+}
+
+// unstage puts the staged item, if any, back at the front of the ready
+// order: it is handed out another way (to a waiting call, or after
+// shutdown).
+func (s *state[T]) unstage() {
+	if !s.isStaged {
+		return
+	}
+	item := s.head
+	var zero T
+	s.head, s.isStaged = zero, false
+	s.order.pushFront(item)
+	s.set(item, s.items[item], ready)
+}
+
+// handedOut is the event of a consumer receiving the staged item from the
+// items channel.
+func (s *state[T]) handedOut() {
+	item := s.head
+	var zero T
+	s.head, s.isStaged = zero, false
+	s.start(item, s.items[item], s.m.now())
+}
+
+// start makes a ready or staged item processing: it was handed out at at.
+func (s *state[T]) start(item T, e entry, at time.Time) {
+	s.nproc++
+	s.m.get(item, at)
+	s.set(item, e, processing)
+}
+
+// offer moves the next ready item into a lane slot and returns the slot for
+// the owner to send on the lane. The item's filter flag says noop before
+// the slot is sent (set does it), and the slot carries the filter entry so
+// that the consumer who claims it clears the flag first.
+func (s *state[T]) offer() (*slot[T], bool) {
+	item, e, ok := s.next()
+	if !ok {
+		return nil, false
+	}
+	var hot *hotEntry[T]
+	if e.hot() {
+		hot = s.filter.lookup(item)
+	}
+	idx, sl := s.lane.take(item, hot, s.m != nil)
+	s.set(item, e.withSlot(idx), offered)
+	return sl, true
+}
+
+// claimSeen is the event of the owner finding that a consumer claimed an
+// offered item's slot: the item has been processing since the claim.
+func (s *state[T]) claimSeen(item T, e entry) entry {
+	idx := e.slot()
+	at := s.lane.release(idx)
+	s.nproc++
+	s.m.get(item, at)
+	return s.set(item, e.withSlot(0), processing)
+}
+
+// takeBack puts offered items that the owner received back from its own
+// lane (so no consumer has them), oldest first, ahead of every other ready
+// item: they were offered before any of those.
+func (s *state[T]) takeBack(slots []*slot[T]) {
+	for i := len(slots) - 1; i >= 0; i-- {
+		sl := slots[i]
+		item := sl.item
+		e := s.items[item]
+		s.lane.release(e.slot())
+		s.order.pushFront(item)
+		s.set(item, e.withSlot(0), ready)
+	}
+}
+
+// done is a Done of item: it ends the item's processing, and an item added
+// again meanwhile becomes ready. Done of an item that is not processing does
+// nothing (client-go would queue a duplicate).
+func (s *state[T]) done(item T) {
+	e := s.lookup(item)
+	switch e.state() {
+	case processing:
+		s.finish(item)
+		s.set(item, e, absent)
+	case processingDirty:
+		s.finish(item)
+		s.order.push(item)
+		s.set(item, e, ready)
+	case processingDelayed:
+		s.finish(item)
+		s.set(item, e, delayed)
+	}
+}
+
+// finish is done's bookkeeping of an item that stops processing.
+func (s *state[T]) finish(item T) {
+	s.nproc--
+	s.m.done(item)
+	if s.nproc == 0 && s.idle != nil {
+		close(s.idle) // releases ShutDownWithDrain calls made after the owner ended
+		s.idle = nil
+	}
+}
+
+// dropDelays forgets every pending delay, as the queue does when its
+// shutdown begins.
+func (s *state[T]) dropDelays() {
+	for item := range s.delays.deadlines {
+		e := s.items[item]
+		if e.state() == processingDelayed {
+			s.set(item, e, processing)
+		} else {
+			s.set(item, e, absent)
+		}
+	}
+	s.delays.reset()
 	s.m.setDelayed(0)
 }
 
-// leftovers removes and returns the ready items, in hand-out order. Items
-// that were added again while processing are not among them: handing them
-// out would let two consumers hold one item.
-func (s *state[T]) leftovers() []T {
-	out := make([]T, 0, s.len())
-	for s.stage() {
-		out = append(out, s.head)
-		var zero T
-		s.head, s.staged, s.headHot = zero, false, nil
+// markHot gives item a filter entry once an Add of it was found to be a
+// duplicate (see filter.go). A queue with a custom Storage has no filter.
+func (s *state[T]) markHot(item T, e entry) {
+	if e.hot() || s.filter == nil {
+		return
 	}
-	return out
-}
-
-// dirtyDropped returns how many items were added again while processing:
-// they are dropped when the queue ends.
-func (s *state[T]) dirtyDropped() int {
-	n := 0
-	for _, f := range s.items {
-		if f&fDirty != 0 {
-			n++
+	if evicted, ok := s.filter.insert(item); ok {
+		if ee, known := s.items[evicted]; known {
+			s.items[evicted] = ee &^ hotBit
 		}
 	}
-	return n
+	s.set(item, e|hotBit, e.state())
 }
 
-// put stores f for item and tracks the map's peak size.
-func (s *state[T]) put(item T, f flags) {
-	s.items[item] = f
-	if n := len(s.items); n > s.peak {
-		s.peak = n
+// len is the number of items ready to be handed out: in the ready order,
+// staged, or offered in the lane and not yet claimed.
+func (s *state[T]) len() int {
+	n := s.order.len() + s.laneReady()
+	if s.isStaged {
+		n++
 	}
+	return n
 }
 
 // remove deletes item and, once the map holds an eighth of its peak,
@@ -309,26 +411,10 @@ func (s *state[T]) put(item T, f flags) {
 func (s *state[T]) remove(item T) {
 	delete(s.items, item)
 	if s.peak >= shrinkFloor && len(s.items) <= s.peak/8 {
-		m := make(map[T]flags, 2*len(s.items))
+		m := make(map[T]entry, 2*len(s.items))
 		for k, v := range s.items {
 			m[k] = v
 		}
 		s.items, s.peak = m, len(m)
 	}
-}
-
-// compactDelay drops stale heap entries once they outnumber live ones.
-func (s *state[T]) compactDelay() {
-	if s.stale <= 64 || s.stale <= len(s.delays) {
-		return
-	}
-	s.delay.filter(s.isLive)
-	s.stale = 0
-}
-
-// isLive reports whether heap entry e is its item's live delay, rather than
-// a superseded one.
-func (s *state[T]) isLive(e *delayEntry[T]) bool {
-	d, ok := s.delays[e.item]
-	return ok && d.seq == e.seq
 }

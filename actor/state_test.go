@@ -5,108 +5,171 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 // verify checks the state's invariants; it runs after every step.
 func (s *state[T]) verify(t *testing.T) {
 	t.Helper()
-	var ready, proc, delayed, lane int
-	for item, f := range s.items {
-		if f&fLane != 0 {
-			idx := int(f >> slotShift)
-			if f&(1<<slotShift-1) != fLane || idx >= len(s.slots) || !s.slots[idx].used || s.slots[idx].item != item {
-				t.Fatalf("item %v: lane flags %#x do not match its slot", item, f)
+	var nready, nproc, ndelayed, nlane, nstaged int
+	for item, e := range s.items {
+		switch st := e.state(); st {
+		case absent:
+			t.Fatalf("item %v stored as absent", item)
+		case offered:
+			idx := int(e.slot())
+			if idx >= len(s.lane.all) || !s.lane.all[idx].used || s.lane.all[idx].item != item {
+				t.Fatalf("item %v: offered in slot %d, which does not hold it", item, idx)
 			}
-			lane++
-			continue
+			nlane++
+		case ready:
+			nready++
+		case staged:
+			if !s.isStaged || s.head != item {
+				t.Fatalf("item %v staged but not the head", item)
+			}
+			nstaged++
+		case processing, processingDirty, processingDelayed:
+			nproc++
 		}
-		switch {
-		case f == 0:
-			t.Fatalf("item %v stored with no flag", item)
-		case f&fReady != 0 && f != fReady:
-			t.Fatalf("item %v: ready combined with flags %04b", item, f)
-		case f&fDirty != 0 && f&fProcessing == 0:
-			t.Fatalf("item %v dirty but not processing", item)
-		case f&fDirty != 0 && f&fDelayed != 0:
-			t.Fatalf("item %v dirty and delayed", item)
-		}
-		if f&fReady != 0 {
-			ready++
-		}
-		if f&fProcessing != 0 {
-			proc++
-		}
-		if f&fDelayed != 0 {
-			delayed++
-			if _, ok := s.delays[item]; !ok {
+		if st := e.state(); st == delayed || st == processingDelayed {
+			ndelayed++
+			if _, ok := s.delays.deadlines[item]; !ok {
 				t.Fatalf("item %v delayed with no deadline", item)
 			}
 		}
+		if e.state() != offered && e.slot() != 0 {
+			t.Fatalf("item %v: %v with a slot index", item, e.state())
+		}
 	}
-	if got := s.len(); got != ready {
-		t.Fatalf("len() = %d; %d items flagged ready", got, ready)
+	if got := s.order.len(); got != nready {
+		t.Fatalf("order.len() = %d; %d items ready", got, nready)
 	}
-	if lane != s.inUse {
-		t.Fatalf("inUse = %d; %d items in the lane", s.inUse, lane)
+	if nstaged != 0 != s.isStaged {
+		t.Fatalf("isStaged = %v; %d items staged", s.isStaged, nstaged)
 	}
-	if s.nproc != proc {
-		t.Fatalf("nproc = %d; %d items flagged processing", s.nproc, proc)
+	if nlane != s.lane.inUse {
+		t.Fatalf("inUse = %d; %d items in the lane", s.lane.inUse, nlane)
 	}
-	if len(s.delays) != delayed {
-		t.Fatalf("%d deadlines; %d items flagged delayed", len(s.delays), delayed)
+	if s.nproc != nproc {
+		t.Fatalf("nproc = %d; %d items processing", s.nproc, nproc)
+	}
+	if s.delays.len() != ndelayed {
+		t.Fatalf("%d deadlines; %d items delayed", s.delays.len(), ndelayed)
 	}
 	live := 0
-	for i, e := range s.delay.e {
-		if i > 0 && s.delay.less(i, (i-1)/2) {
+	for i, e := range s.delays.heap.e {
+		if i > 0 && s.delays.heap.less(i, (i-1)/2) {
 			t.Fatalf("heap order broken at %d", i)
 		}
-		if s.isLive(&e) {
+		if s.delays.isLive(&e) {
 			live++
 		}
 	}
-	if live != delayed {
-		t.Fatalf("%d live heap entries for %d delayed items", live, delayed)
+	if live != ndelayed {
+		t.Fatalf("%d live heap entries for %d delayed items", live, ndelayed)
 	}
 	s.verifyFilter(t)
 }
 
 // verifyFilter checks the filter's rule: a published entry says noop only
-// while an Add of its item would change nothing (see filter.go).
+// while an Add of its item would change nothing (see filter.go); and an
+// item the queue knows is marked hot exactly when it has an entry.
 func (s *state[T]) verifyFilter(t *testing.T) {
 	t.Helper()
 	if s.filter == nil {
 		return
 	}
-	for i := range s.filter.slots {
-		e := s.filter.slots[i].Load()
-		if e == nil || !e.noop.Load() {
+	tab := s.filter.table.Load()
+	if tab == nil {
+		return
+	}
+	entries := 0
+	for i := range tab {
+		e := tab[i].Load()
+		if e == nil {
 			continue
 		}
-		f, ok := s.items[e.item]
-		switch {
-		case !ok:
-			t.Fatalf("item %v: noop but unknown", e.item)
-		case f&fLane != 0:
-			sl := s.slots[f>>slotShift]
+		en, ok := s.items[e.item]
+		if !ok {
+			if e.noop.Load() {
+				t.Fatalf("item %v: noop but unknown", e.item)
+			}
+			continue // an item that left the queue keeps its entry
+		}
+		entries++
+		if !en.hot() {
+			t.Fatalf("item %v: a filter entry but not hot", e.item)
+		}
+		if !e.noop.Load() {
+			continue
+		}
+		switch en.state() {
+		case offered:
+			sl := s.lane.all[en.slot()]
 			if sl.hot != e {
 				t.Fatalf("item %v: noop in the lane, but its slot does not carry the entry", e.item)
 			}
 			if sl.state.Load() == slotClaimed {
 				t.Fatalf("item %v: noop but claimed", e.item)
 			}
-		case f == fReady:
-			if s.staged && s.head == e.item {
-				t.Fatalf("item %v: noop while staged to be handed out", e.item)
-			}
-		case f == fProcessing|fDirty:
+		case ready, processingDirty:
 		default:
-			t.Fatalf("item %v: noop with flags %04b", e.item, f)
+			t.Fatalf("item %v: noop while %v", e.item, en.state())
 		}
+	}
+	hot := 0
+	for item, en := range s.items {
+		if en.hot() {
+			hot++
+			if s.filter.lookup(item) == nil {
+				t.Fatalf("item %v hot with no filter entry", item)
+			}
+		}
+	}
+	if hot != entries {
+		t.Fatalf("%d hot items; %d filter entries", hot, entries)
 	}
 }
 
+// newTestState returns the state of a queue with the default order and
+// filter, no metrics and a clock that never moves.
+func newTestState[T comparable]() *state[T] {
+	return newState(new(fifo[T]), newFilter[T](), nil, func() int64 { return 0 })
+}
+
+// handOut hands out the next ready item through the items channel's path
+// (stage, then a consumer receives it) and returns it.
+func (s *state[T]) handOut() T {
+	s.stage()
+	item := s.head
+	s.handedOut()
+	return item
+}
+
+// leftovers removes and returns the ready items, in hand-out order.
+func (s *state[T]) leftovers() []T {
+	var out []T
+	for {
+		item, e, ok := s.next()
+		if !ok {
+			return out
+		}
+		s.start(item, e, time.Time{})
+		out = append(out, item)
+	}
+}
+
+// doneSays applies done(item) and reports whether it changed anything, as
+// the old done's result did: true only for a processing item.
+func (s *state[T]) doneSays(item T) bool {
+	before := s.nproc
+	s.done(item)
+	return s.nproc != before
+}
+
 func TestStateTransitions(t *testing.T) {
-	s := newState[string](nil, nil)
+	s := newTestState[string]()
 	step := func(name string, f func()) {
 		t.Helper()
 		f()
@@ -124,16 +187,16 @@ func TestStateTransitions(t *testing.T) {
 	}
 	s.verify(t)
 	step("re-add a while processing", func() { s.add("a") })
-	if got := s.items["a"]; got != fProcessing|fDirty {
-		t.Fatalf("flags(a) = %04b; want processing|dirty", got)
+	if got := s.items["a"].state(); got != processingDirty {
+		t.Fatalf("state(a) = %v; want processing+dirty", got)
 	}
 	if got := s.len(); got != 1 {
 		t.Fatalf("len() = %d; want 1 (a must wait for Done)", got)
 	}
-	if s.done("c") {
+	if s.doneSays("c") {
 		t.Fatalf("done(c) = true for an unknown item")
 	}
-	if s.done("b") {
+	if s.doneSays("b") {
 		t.Fatalf("done(b) = true for a ready item")
 	}
 	step("done a", func() { s.done("a") })
@@ -142,7 +205,7 @@ func TestStateTransitions(t *testing.T) {
 	}
 	step("delay d at 100", func() { s.addAt("d", 100) })
 	step("lengthen d to 200", func() { s.addAt("d", 200) })
-	if got := s.delays["d"].at; got != 100 {
+	if got := s.delays.deadlines["d"].at; got != 100 {
 		t.Fatalf("deadline(d) = %d; want 100", got)
 	}
 	step("shorten d to 50", func() { s.addAt("d", 50) })
@@ -155,7 +218,7 @@ func TestStateTransitions(t *testing.T) {
 		t.Fatalf("len() at 50 = %d; want 3", got)
 	}
 	step("stale entry surfaces", func() { s.due(100) })
-	if got := s.delay.len(); got != 0 {
+	if got := s.delays.heap.len(); got != 0 {
 		t.Fatalf("heap holds %d entries; want 0", got)
 	}
 	got := s.leftovers()
@@ -165,12 +228,12 @@ func TestStateTransitions(t *testing.T) {
 }
 
 func TestStateAddSupersedesDelay(t *testing.T) {
-	s := newState[int](nil, nil)
+	s := newTestState[int]()
 	s.addAt(1, 100)
 	s.add(1)
 	s.verify(t)
-	if len(s.delays) != 0 || s.stale != 1 {
-		t.Fatalf("delayed, stale = %d, %d; want 0, 1", len(s.delays), s.stale)
+	if s.delays.len() != 0 || s.delays.stale != 1 {
+		t.Fatalf("delayed, stale = %d, %d; want 0, 1", s.delays.len(), s.delays.stale)
 	}
 	s.stage()
 	s.handOut()
@@ -188,7 +251,7 @@ func TestStateAddSupersedesDelay(t *testing.T) {
 }
 
 func TestStateDelayWhileProcessing(t *testing.T) {
-	s := newState[int](nil, nil)
+	s := newTestState[int]()
 	s.add(1)
 	s.stage()
 	s.handOut()
@@ -196,8 +259,8 @@ func TestStateDelayWhileProcessing(t *testing.T) {
 	s.verify(t)
 	s.due(10) // deadline reached while processing: runs again after Done
 	s.verify(t)
-	if got := s.items[1]; got != fProcessing|fDirty {
-		t.Fatalf("flags = %04b; want processing|dirty", got)
+	if got := s.items[1].state(); got != processingDirty {
+		t.Fatalf("state = %v; want processing+dirty", got)
 	}
 	s.done(1)
 	s.verify(t)
@@ -207,30 +270,30 @@ func TestStateDelayWhileProcessing(t *testing.T) {
 }
 
 func TestStaleCompaction(t *testing.T) {
-	s := newState[int](nil, nil)
+	s := newTestState[int]()
 	for i := range 1000 {
 		s.addAt(i, int64(1e9+i))
 		s.add(i) // supersedes the delay: the entry goes stale
 		s.verify(t)
 	}
-	if n := s.delay.len(); n > 2*64+1 {
+	if n := s.delays.heap.len(); n > 2*64+1 {
 		t.Fatalf("heap holds %d entries for 0 delayed items; want compaction", n)
 	}
 }
 
 func TestMapShrinksAfterBurst(t *testing.T) {
-	s := newState[int](nil, nil)
+	s := newTestState[int]()
 	for i := range 100_000 {
 		s.add(i)
 	}
-	for s.stage() {
+	for s.order.len() > 0 {
 		s.done(s.handOut())
 	}
 	s.verify(t)
 	if s.peak > shrinkFloor {
 		t.Fatalf("peak = %d after draining; want the map rebuilt", s.peak)
 	}
-	r := s.store.(*ring[int])
+	r := s.order.(*fifo[int])
 	if len(r.buf) != keepRing {
 		t.Fatalf("ring capacity = %d after draining; want %d", len(r.buf), keepRing)
 	}
@@ -241,19 +304,19 @@ func TestRing(t *testing.T) {
 	next, want := 0, 0
 	for round := range 5 {
 		for range 100 * (round + 1) {
-			r.Push(next)
+			r.push(next)
 			next++
 		}
 		for range 70 * (round + 1) {
-			if got := r.Pop(); got != want {
-				t.Fatalf("Pop() = %d; want %d", got, want)
+			if got := r.pop(); got != want {
+				t.Fatalf("pop() = %d; want %d", got, want)
 			}
 			want++
 		}
 	}
-	for r.Len() > 0 {
-		if got := r.Pop(); got != want {
-			t.Fatalf("Pop() = %d; want %d", got, want)
+	for r.len() > 0 {
+		if got := r.pop(); got != want {
+			t.Fatalf("pop() = %d; want %d", got, want)
 		}
 		want++
 	}
@@ -266,10 +329,10 @@ func TestRing(t *testing.T) {
 	// Swings below keepRing reallocate nothing.
 	if n := testing.AllocsPerRun(100, func() {
 		for i := range 200 {
-			r.Push(i)
+			r.push(i)
 		}
 		for range 200 {
-			r.Pop()
+			r.pop()
 		}
 	}); n != 0 {
 		t.Fatalf("%v allocations per swing of 200 items; want 0", n)
@@ -277,46 +340,46 @@ func TestRing(t *testing.T) {
 }
 
 func TestStateLane(t *testing.T) {
-	s := newState[string](nil, nil)
+	s := newTestState[string]()
 	for _, item := range []string{"a", "b", "c"} {
 		s.add(item)
 	}
 	var offered []*slot[string]
 	for {
-		sl, ok := s.toLane()
+		sl, ok := s.offer()
 		if !ok {
 			break
 		}
 		offered = append(offered, sl)
 		s.verify(t)
 	}
-	if len(offered) != 3 || s.len() != 0 || s.laneReady() != 3 {
-		t.Fatalf("%d offered, len() = %d, laneReady() = %d; want 3, 0, 3", len(offered), s.len(), s.laneReady())
+	if len(offered) != 3 || s.order.len() != 0 || s.laneReady() != 3 {
+		t.Fatalf("%d offered, order.len() = %d, laneReady() = %d; want 3, 0, 3", len(offered), s.order.len(), s.laneReady())
 	}
 	s.add("a") // offered: a duplicate
-	if s.done("a") {
+	if s.doneSays("a") {
 		t.Fatal("done(a) = true while a is only offered")
 	}
 	s.verify(t)
-	if got := offered[0].claim(); got != "a" {
+	if got := offered[0].claim(nil); got != "a" {
 		t.Fatalf("claim() = %q; want a", got)
 	}
 	s.add("a") // claimed: processing, so it runs again after Done
 	s.verify(t)
-	if got := s.items["a"]; got != fProcessing|fDirty {
-		t.Fatalf("flags(a) = %04b; want processing|dirty", got)
+	if got := s.items["a"].state(); got != processingDirty {
+		t.Fatalf("state(a) = %v; want processing+dirty", got)
 	}
-	offered[1].claim()
+	offered[1].claim(nil)
 	if got := s.laneReady(); got != 1 { // settles b on the way
 		t.Fatalf("laneReady() = %d; want 1", got)
 	}
 	s.verify(t)
-	if !s.done("b") || !s.done("a") {
+	if !s.doneSays("b") || !s.doneSays("a") {
 		t.Fatal("done of claimed items = false")
 	}
 	s.verify(t)
 	// c is taken back (say for an Items consumer) and must come first.
-	s.takeBack([]string{s.reclaim(offered[2])})
+	s.takeBack([]*slot[string]{offered[2]})
 	s.verify(t)
 	if got := s.leftovers(); fmt.Sprint(got) != "[c a]" {
 		t.Fatalf("leftovers() = %v; want [c a]", got)
@@ -326,7 +389,7 @@ func TestStateLane(t *testing.T) {
 // TestStateFilter walks one item through every state the filter knows and
 // checks, step by step, whether an Add of it would be skipped.
 func TestStateFilter(t *testing.T) {
-	s := newState[string](nil, nil)
+	s := newTestState[string]()
 	skip := func(step string, want bool) {
 		t.Helper()
 		s.verify(t)
@@ -344,12 +407,13 @@ func TestStateFilter(t *testing.T) {
 	s.done(s.handOut()) // b
 	s.stage()
 	skip("staged", false)
-	sl, _ := s.toLane()
+	s.unstage()
+	sl, _ := s.offer()
 	skip("in the lane", true)
 	if sl.hot == nil {
 		t.Fatal("slot does not carry the entry")
 	}
-	sl.claim()
+	sl.claim(nil)
 	skip("claimed", false)
 	s.add("a") // settles the claim: processing, so dirty
 	skip("dirty", true)
@@ -373,7 +437,7 @@ func TestStateFilter(t *testing.T) {
 	var other string
 	for i := 0; ; i++ {
 		other = fmt.Sprint("x", i)
-		if s.filter.slot(other) == s.filter.slot("a") {
+		if s.filter.index(other) == s.filter.index("a") {
 			break
 		}
 	}
@@ -388,12 +452,32 @@ func TestStateFilter(t *testing.T) {
 // TestStateFilterCustomStorage checks that a custom Storage gets no filter:
 // its Touch must see every duplicate.
 func TestStateFilterCustomStorage(t *testing.T) {
-	s := newState[int](new(ring[int]), nil)
+	st := &touchStorage{}
+	order, f := newOrder[int](st)
+	s := newState(order, f, nil, func() int64 { return 0 })
 	s.add(1)
 	s.add(1)
-	if s.filter != nil || s.publish != nil {
+	if s.filter != nil {
 		t.Fatal("filter made for a custom Storage")
 	}
+	if st.touched != 1 {
+		t.Fatalf("Touch called %d times; want 1", st.touched)
+	}
+}
+
+// touchStorage is a FIFO Storage that counts Touch calls.
+type touchStorage struct {
+	items   []int
+	touched int
+}
+
+func (s *touchStorage) Touch(int)     { s.touched++ }
+func (s *touchStorage) Push(item int) { s.items = append(s.items, item) }
+func (s *touchStorage) Len() int      { return len(s.items) }
+func (s *touchStorage) Pop() int {
+	item := s.items[0]
+	s.items = s.items[1:]
+	return item
 }
 
 // TestStateFilterRandom drives the state through random steps, as the owner
@@ -401,7 +485,7 @@ func TestStateFilterCustomStorage(t *testing.T) {
 // abound, and checks every invariant (the filter's included) after each.
 func TestStateFilterRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	s := newState[int](nil, nil)
+	s := newTestState[int]()
 	var offered []*slot[int] // in the lane, not yet claimed
 	var processing []int
 	now := int64(0)
@@ -418,13 +502,13 @@ func TestStateFilterRandom(t *testing.T) {
 		case op == 6 && s.stage():
 			processing = append(processing, s.handOut())
 		case op == 7:
-			if sl, ok := s.toLane(); ok {
+			if sl, ok := s.offer(); ok {
 				offered = append(offered, sl)
 			}
 		case op == 8 && len(offered) > 0:
 			sl := offered[0]
 			offered = offered[1:]
-			processing = append(processing, sl.claim())
+			processing = append(processing, sl.claim(nil))
 		case op == 9 && len(processing) > 0:
 			i := r.IntN(len(processing))
 			s.done(processing[i])
@@ -435,7 +519,7 @@ func TestStateFilterRandom(t *testing.T) {
 			t.Fatalf("step %d", step)
 		}
 	}
-	if s.filter == nil {
+	if s.filter.table.Load() == nil {
 		t.Fatal("no filter was made")
 	}
 }

@@ -65,12 +65,6 @@
 // client-go's AddAfter panics instead in its waiting loop's goroutine,
 // which kills the process.
 //
-// Two smaller differences follow from the same rules: at ShutDown, an item
-// that was added again while processing is dropped (client-go hands it out
-// once more after its Done, to a worker that is shutting down), and pending
-// delays are dropped; and AddRateLimited after ShutDown does not consult the
-// limiter, so NumRequeues does not grow.
-//
 // # Extras
 //
 // Every queue this package makes (except a delaying queue over a custom
