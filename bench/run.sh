@@ -22,6 +22,9 @@
 # Raw output goes to results/bench-<UTC time>-<commit>.txt; its header
 # records the commit and any uncommitted changes to actor/ or ratelimit/
 # when the binary was built (a fingerprint and the files).
+# .gitignore ignores new files in results/: the raw file of a run that
+# bench/RESULTS.md cites is committed with git add -f, and only such files
+# are kept in the repository.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -74,7 +77,7 @@ for i in $(seq "$COUNT"); do
 done
 echo "# finished $(date -u '+%Y-%m-%d %H:%M:%S UTC'), load: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out"
 
-echo "raw results: bench/$out"
+echo "raw results: bench/$out (ignored by git: git add -f it if bench/RESULTS.md cites it)"
 echo
 # One benchstat call per benchmark; columns are the implementations, and
 # the actorq and crpq columns show the change from clientgo (-: less or
