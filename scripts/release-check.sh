@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# release-check.sh proves that a module outside this repository can install
+# the released modules, as a user would:
+#
+#   1. It clones the committed HEAD into a temporary directory and runs
+#      scripts/release.sh there twice: the next release (v0.1.0, the first,
+#      if nothing is tagged yet), whose requirements the nested go.mod files
+#      may already name, and the patch release after it, which must edit and
+#      commit them. It also checks that release.sh refuses a malformed
+#      version, an existing tag and a dirty tree.
+#   2. It builds a GOPROXY directory from the clone's tags, with a throwaway
+#      Go program using golang.org/x/mod/zip (module zips as the go command
+#      makes them: <module>@<version>/..., nested modules' directories left
+#      out of the library's zip).
+#   3. In another temporary directory it creates a user module that imports
+#      github.com/actorq/actorq/adapter and .../actor, resolves them with
+#      go get github.com/actorq/actorq/adapter@<the second version>, as a
+#      user would, then vets, builds and runs it. The actorq modules come
+#      from the file proxy only (the downloaded zips are compared with the
+#      ones it built); client-go and the rest come from the local module
+#      cache or the usual proxy.
+#
+# Everything runs with a temporary GOMODCACHE, so the test versions never
+# reach the real module cache (where they would shadow a real release of
+# the same version); the real cache's download directory serves as a
+# proxy, so a warm cache spares downloading client-go (the checksum
+# database is still consulted). The temporary directories are removed at
+# the end; the repository and its tags are not touched. No argument; run
+# from anywhere. It takes about 20s with warm caches and 2-3 minutes with
+# empty ones.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+export PATH="/usr/local/go/bin:$PATH"
+start=$SECONDS
+
+tmp=$(mktemp -d)
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+
+realcache=$(go env GOMODCACHE)/cache/download
+upstream=$(go env GOPROXY)
+export GOMODCACHE=$tmp/modcache GOFLAGS=-modcacherw GOWORK=off GOTOOLCHAIN=local
+export GOPRIVATE= GONOPROXY= GONOSUMDB=github.com/actorq
+proxy=$tmp/proxy
+export GOPROXY="file://$proxy,file://$realcache,$upstream"
+
+echo "-- clone $(git log -1 --format='%h %s' HEAD) ($((SECONDS - start))s)"
+clone=$tmp/repo
+git -c advice.detachedHead=false clone -q --no-hardlinks "$repo" "$clone"
+[ "$(git -C "$clone" rev-parse HEAD)" = "$(git rev-parse HEAD)" ] || { echo "the clone is not at HEAD"; exit 1; }
+git -C "$clone" config user.name "actorq release check"
+git -C "$clone" config user.email "release-check@actorq.invalid"
+
+# next VERSION prints the patch release after VERSION.
+next() {
+	local v=${1#v}
+	echo "v${v%.*}.$((${v##*.} + 1))"
+}
+last=$(git -C "$clone" tag --list --sort=-v:refname 'v*' | grep -E '^v[0-9]+\.[0-9]+\.[0-9]+$' | head -1 || true)
+if [ -z "$last" ]; then
+	first=v0.1.0
+else
+	first=$(next "$last")
+fi
+second=$(next "$first")
+
+echo "-- release.sh $first and $second in the clone ($((SECONDS - start))s)"
+(cd "$clone" && ./scripts/release.sh "$first" && ./scripts/release.sh "$second")
+
+# refuses WHAT ARGS... runs release.sh in the clone and fails unless it
+# refuses, leaving the tags and HEAD as they were.
+refuses() {
+	local what=$1 before after
+	shift
+	before=$(git -C "$clone" rev-parse HEAD; git -C "$clone" tag)
+	if (cd "$clone" && ./scripts/release.sh "$@") >"$tmp/refusal" 2>&1; then
+		echo "release.sh $* did not refuse $what:"; cat "$tmp/refusal"; exit 1
+	fi
+	after=$(git -C "$clone" rev-parse HEAD; git -C "$clone" tag)
+	[ "$before" = "$after" ] || { echo "release.sh $* changed the clone while refusing $what"; exit 1; }
+	echo "refuses $what: $(tail -1 "$tmp/refusal")"
+}
+refuses "a malformed version" "${second#v}"
+refuses "a pre-release" "$second-rc.1"
+refuses "an existing tag" "$second"
+echo "junk" >"$clone/junk.txt"
+refuses "a dirty tree" "$(next "$second")"
+rm "$clone/junk.txt"
+
+echo "-- file proxy from the clone's tags ($((SECONDS - start))s)"
+mkdir "$tmp/mkproxy"
+cat >"$tmp/mkproxy/main.go" <<'EOF'
+// Command mkproxy REPO PROXY writes, under PROXY, a GOPROXY tree with every
+// module version tagged in the git repository REPO: tag vX.Y.Z is the module
+// whose go.mod is at the root, tag dir/vX.Y.Z the one in dir.
+package main
+
+import (
+	"archive/zip"
+	"encoding/json"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
+	"golang.org/x/mod/semver"
+	modzip "golang.org/x/mod/zip"
+)
+
+func main() {
+	log.SetFlags(0)
+	repo, out := os.Args[1], os.Args[2]
+	versions := map[string][]string{}
+	for _, tag := range strings.Fields(git(repo, "tag", "--list")) {
+		dir, version := path.Split(tag)
+		dir = strings.TrimSuffix(dir, "/")
+		if !semver.IsValid(version) {
+			continue
+		}
+		gomod := []byte(git(repo, "show", tag+":"+path.Join(dir, "go.mod")))
+		mod := module.Version{Path: modfile.ModulePath(gomod), Version: version}
+		if mod.Path == "" {
+			log.Fatalf("%s: no module path in go.mod", tag)
+		}
+		base := filepath.Join(out, must(module.EscapePath(mod.Path)), "@v", must(module.EscapeVersion(version)))
+		check(os.MkdirAll(filepath.Dir(base), 0o777))
+		check(os.WriteFile(base+".mod", gomod, 0o666))
+		t := must(time.Parse(time.RFC3339, strings.TrimSpace(git(repo, "log", "-1", "--format=%cI", tag+"^{commit}"))))
+		info := must(json.Marshal(struct {
+			Version string
+			Time    time.Time
+		}{version, t.UTC()}))
+		check(os.WriteFile(base+".info", info, 0o666))
+		f := must(os.Create(base + ".zip"))
+		check(modzip.CreateFromVCS(f, mod, repo, tag, dir))
+		check(f.Close())
+		z := must(zip.OpenReader(base + ".zip"))
+		fmt.Printf("%s@%s: %d files\n", mod.Path, version, len(z.File))
+		z.Close()
+		versions[mod.Path] = append(versions[mod.Path], version)
+	}
+	for p, vs := range versions {
+		semver.Sort(vs)
+		list := filepath.Join(out, must(module.EscapePath(p)), "@v", "list")
+		check(os.WriteFile(list, []byte(strings.Join(vs, "\n")+"\n"), 0o666))
+	}
+}
+
+func git(dir string, args ...string) string {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	return string(must(cmd.Output()))
+}
+
+func must[T any](v T, err error) T {
+	check(err)
+	return v
+}
+
+func check(err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+}
+EOF
+(
+	cd "$tmp/mkproxy"
+	go mod init mkproxy 2>/dev/null
+	go get golang.org/x/mod@v0.42.0
+	go run . "$clone" "$proxy"
+)
+
+echo "-- a user's module: go get github.com/actorq/actorq/adapter@$second ($((SECONDS - start))s)"
+user=$tmp/user
+mkdir "$user"
+cat >"$user/main.go" <<'EOF'
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/actorq/actorq/actor"
+	workqueue "github.com/actorq/actorq/adapter"
+)
+
+func main() {
+	rq := workqueue.NewTypedRateLimitingQueue(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Millisecond, time.Second))
+	rq.AddRateLimited("default/pod-a")
+	item, shutdown := rq.Get()
+	fmt.Printf("adapter: %s (shutdown %v, requeues %d)\n", item, shutdown, rq.NumRequeues(item))
+	rq.Forget(item)
+	rq.Done(item)
+	rq.ShutDown()
+
+	q := actor.New(actor.Config[string]{})
+	q.Add("default/pod-b")
+	item, shutdown = q.Get()
+	fmt.Printf("actor: %s (shutdown %v)\n", item, shutdown)
+	q.Done(item)
+	q.ShutDown()
+}
+EOF
+(
+	cd "$user"
+	go mod init example.com/user 2>/dev/null
+	go get "github.com/actorq/actorq/adapter@$second"
+	go list -m github.com/actorq/...
+	got=$(go list -m -f '{{.Path}} {{.Version}} {{.Replace}}' github.com/actorq/actorq github.com/actorq/actorq/adapter)
+	want="github.com/actorq/actorq $second <nil>
+github.com/actorq/actorq/adapter $second <nil>"
+	[ "$got" = "$want" ] || { printf 'go list -m = %s\nwant %s\n' "$got" "$want"; exit 1; }
+	for m in github.com/actorq/actorq github.com/actorq/actorq/adapter; do
+		cmp "$proxy/$m/@v/$second.zip" "$GOMODCACHE/cache/download/$m/@v/$second.zip"
+	done
+	echo "the actorq modules came from the file proxy"
+	go vet .
+	go build -trimpath -o "$tmp/user-bin" .
+	out=$("$tmp/user-bin")
+	echo "$out"
+	want="adapter: default/pod-a (shutdown false, requeues 1)
+actor: default/pod-b (shutdown false)"
+	[ "$out" = "$want" ] || { printf 'output:\n%s\nwant:\n%s\n' "$out" "$want"; exit 1; }
+)
+echo "-- release check passed in $((SECONDS - start))s"
