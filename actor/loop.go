@@ -70,9 +70,10 @@ func (o *owner[T]) wait() (quit bool) {
 	return false
 }
 
-// serveInbox serves up to n requests that are already waiting.
+// serveInbox serves up to n requests that are already waiting, or all of
+// them if n < 0.
 func (o *owner[T]) serveInbox(n int) {
-	for range n {
+	for ; n != 0; n-- {
 		select {
 		case r := <-o.c.inbox:
 			o.s.serve(r)
@@ -191,12 +192,13 @@ func (o *owner[T]) refresh() {
 	}
 }
 
-// exit applies what callers sent before the end, hands every waiting call
-// its answer, and leaves the state to the callers (lifetime.go): the items
-// still ready, and those processing, which may come back at their Done.
+// exit hands every waiting call its answer, closes done, applies what
+// callers sent before that, and leaves the state to the callers
+// (lifetime.go): the items still ready, and those processing, which may
+// come back at their Done. A request sent after done is closed is served
+// by its own sender (see send).
 func (o *owner[T]) exit() {
 	s := o.s
-	o.serveInbox(inboxSize) // what was sent before ShutDown counts
 	o.delay.stop()
 	o.tick.stop()
 	s.phase = ended
@@ -206,7 +208,8 @@ func (o *owner[T]) exit() {
 	}
 	s.unstage()
 	s.serveWaiters()
-	o.c.rest <- s
 	close(o.c.out)
 	close(o.c.done)
+	o.serveInbox(-1) // what was sent before ShutDown counts
+	o.c.rest <- s
 }

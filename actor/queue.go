@@ -426,18 +426,26 @@ func (c *shared[T]) release(w *waiter[T]) {
 // send hands r to the owner goroutine. It reports false, without sending,
 // if the owner has ended. The fast path is a plain buffered send; only a
 // full inbox makes it wait, and then only until the owner takes a batch.
+//
+// A request that lands in the inbox as the owner ends may find nobody to
+// take it: the owner serves what it finds after closing done, so if done
+// is closed after the send, the sender serves the inbox itself.
 func (c *shared[T]) send(r request[T]) bool {
 	select {
 	case c.inbox <- r:
-		return true
 	default:
+		select {
+		case c.inbox <- r:
+		case <-c.done:
+			return false
+		}
 	}
 	select {
-	case c.inbox <- r:
-		return true
 	case <-c.done:
-		return false
+		c.withRest(func(*state[T]) {})
+	default:
 	}
+	return true
 }
 
 // await waits until the request that carried w has been answered, by the

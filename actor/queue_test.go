@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -35,6 +36,30 @@ func wantShutdown[T comparable](t *testing.T, q *actor.Queue[T]) {
 	t.Helper()
 	if got, shutdown := q.Get(); !shutdown {
 		t.Fatalf("Get() = %v, false; want shutdown", got)
+	}
+}
+
+// drain calls ShutDownWithDrain in a goroutine and returns a channel closed
+// when it returns, once the drain has begun.
+func drain[T comparable](q *actor.Queue[T]) <-chan struct{} {
+	returned := make(chan struct{})
+	go func() {
+		defer close(returned)
+		q.ShutDownWithDrain()
+	}()
+	synctest.Wait()
+	return returned
+}
+
+// wantBlocked checks, once every goroutine of the bubble is blocked, that
+// returned is not closed.
+func wantBlocked(t *testing.T, returned <-chan struct{}, what string) {
+	t.Helper()
+	synctest.Wait()
+	select {
+	case <-returned:
+		t.Fatalf("%s returned", what)
+	default:
 	}
 }
 
@@ -411,6 +436,161 @@ func TestRules(t *testing.T) {
 				t.Fatal("Get() did not report shutdown")
 			}
 		}},
+		{"Get during a drain returns the ready items, then shutdown at once", func(t *testing.T, q *actor.Queue[string]) {
+			q.Add("a")
+			q.Add("b")
+			get(t, q, "a")
+			drained := drain(q)
+			get(t, q, "b")     // still ready
+			wantShutdown(t, q) // a and b are processing: no wait for the drain
+			if _, err := q.GetContext(context.Background()); !errors.Is(err, actor.ErrShutDown) {
+				t.Fatalf("GetContext() during the drain: error %v; want ErrShutDown", err)
+			}
+			if items, shutdown := q.GetBatch(make([]string, 0, 4)); !shutdown || len(items) != 0 {
+				t.Fatalf("GetBatch() during the drain = %v, %v; want [], true", items, shutdown)
+			}
+			wantBlocked(t, drained, "ShutDownWithDrain with a and b processing")
+			q.Done("a")
+			wantBlocked(t, drained, "ShutDownWithDrain with b processing")
+			q.Done("b")
+			<-drained
+		}},
+		{"a blocked Get is released when a drain begins", func(t *testing.T, q *actor.Queue[string]) {
+			q.Add("a")
+			get(t, q, "a")
+			res := make(chan bool, 1)
+			go func() {
+				_, shutdown := q.Get()
+				res <- shutdown
+			}()
+			synctest.Wait()
+			drained := drain(q)
+			if !<-res {
+				t.Fatal("Get() blocked before the drain did not report shutdown")
+			}
+			q.Done("a")
+			<-drained
+		}},
+		{"an item added again while processing comes back at its Done after ShutDown", func(t *testing.T, q *actor.Queue[string]) {
+			q.Add("a")
+			q.Add("b")
+			q.Add("c")
+			get(t, q, "a")
+			get(t, q, "b")
+			q.Add("a") // dirty
+			q.ShutDown()
+			q.Add("d") // ignored
+			wantLen(t, q, 1)
+			get(t, q, "c")
+			wantShutdown(t, q) // a and b processing, nothing ready
+			q.Done("b")
+			wantShutdown(t, q)
+			q.Done("a")
+			wantLen(t, q, 1)
+			get(t, q, "a")
+			q.Add("a") // ignored: shut down
+			q.Done("a")
+			wantShutdown(t, q)
+			wantLen(t, q, 0)
+		}},
+		{"an item added again while processing comes back at its Done during a drain", func(t *testing.T, q *actor.Queue[string]) {
+			q.Add("a")
+			get(t, q, "a")
+			q.Add("a")
+			drained := drain(q)
+			wantShutdown(t, q) // nothing ready
+			q.Done("a")        // a ready again; nothing processing: the drain ends
+			<-drained
+			get(t, q, "a")
+			q.Done("a")
+			wantShutdown(t, q)
+		}},
+		{"ShutDownWithDrain after ShutDown waits for the items processing", func(t *testing.T, q *actor.Queue[string]) {
+			q.Add("a")
+			q.Add("b")
+			get(t, q, "a")
+			q.ShutDown()
+			drained := drain(q)
+			wantBlocked(t, drained, "ShutDownWithDrain after ShutDown with a processing")
+			get(t, q, "b")
+			q.Done("a")
+			wantBlocked(t, drained, "ShutDownWithDrain with b processing")
+			q.ShutDown() // ends it
+			<-drained
+			q.Done("b")
+			if got := q.Len(); got != 0 {
+				t.Fatalf("Len() = %d; want 0", got)
+			}
+		}},
+		{"ShutDownWithDrain with items ready and none processing returns at once", func(t *testing.T, q *actor.Queue[string]) {
+			q.Add("a")
+			q.Add("b")
+			q.ShutDownWithDrain()
+			wantLen(t, q, 2)
+			get(t, q, "a")
+			drained := drain(q) // a second drain waits for a
+			wantBlocked(t, drained, "ShutDownWithDrain with a processing")
+			q.Done("a")
+			<-drained
+			get(t, q, "b")
+			q.Done("b")
+			wantShutdown(t, q)
+		}},
+		{"every caller of ShutDownWithDrain returns, and ShutDown ends them all", func(t *testing.T, q *actor.Queue[string]) {
+			q.Add("a")
+			q.Add("b")
+			get(t, q, "a")
+			get(t, q, "b")
+			var drains []<-chan struct{}
+			for range 3 {
+				drains = append(drains, drain(q))
+			}
+			q.Done("a")
+			for _, d := range drains {
+				wantBlocked(t, d, "ShutDownWithDrain with b processing")
+			}
+			q.Done("b")
+			for _, d := range drains {
+				<-d
+			}
+			// After the owner ended: a drain waiting in the callers'
+			// goroutines, released by ShutDown.
+			q.ShutDown()
+			q.Add("c") // ignored
+			wantShutdown(t, q)
+		}},
+		{"AddAfter of a practically infinite delay waits", func(t *testing.T, q *actor.Queue[string]) {
+			q.AddAfter("never", math.MaxInt64)
+			q.AddAfter("later", 200*365*24*time.Hour)
+			time.Sleep(100 * 365 * 24 * time.Hour)
+			wantLen(t, q, 0)
+			q.Add("now")
+			get(t, q, "now")
+		}},
+		{"Items offers the ready items during a drain and is closed when it ends", func(t *testing.T, q *actor.Queue[string]) {
+			items := q.Items()
+			q.Add("a")
+			q.Add("b")
+			q.Add("c")
+			if item := <-items; item != "a" {
+				t.Fatalf("<-Items() = %q; want a", item)
+			}
+			q.Add("a") // dirty
+			drained := drain(q)
+			if item := <-items; item != "b" {
+				t.Fatalf("<-Items() during the drain = %q; want b", item)
+			}
+			q.Done("b")
+			q.Done("a") // a ready again: nothing processing, the drain ends
+			<-drained
+			if _, ok := <-items; ok {
+				t.Fatal("Items() open after the drain ended")
+			}
+			// What the channel no longer offers, Get hands out.
+			get(t, q, "c")
+			get(t, q, "a")
+			wantShutdown(t, q)
+		}},
 	}
 	for _, rule := range rules {
 		t.Run(rule.name, func(t *testing.T) {
@@ -468,6 +648,80 @@ func TestAddRateLimited(t *testing.T) {
 		if got := q.NumRequeues("a"); got != 0 {
 			t.Fatalf("NumRequeues() after Forget = %d; want 0", got)
 		}
+		// As in client-go, the limiter is asked even once shutdown has
+		// begun, and the add is ignored.
+		q.ShutDown()
+		q.AddRateLimited("a")
+		if got := q.NumRequeues("a"); got != 1 {
+			t.Fatalf("NumRequeues() after AddRateLimited after ShutDown = %d; want 1", got)
+		}
+		wantShutdown(t, q)
+	})
+}
+
+// recordingStorage is a Storage that logs its calls.
+type recordingStorage struct {
+	mu    sync.Mutex
+	log   []string
+	items []string
+}
+
+func (r *recordingStorage) record(call, item string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.log = append(r.log, call+" "+item)
+}
+
+func (r *recordingStorage) calls() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := strings.Join(r.log, ", ")
+	r.log = nil
+	return out
+}
+
+func (r *recordingStorage) Touch(item string) { r.record("Touch", item) }
+func (r *recordingStorage) Push(item string) {
+	r.record("Push", item)
+	r.items = append(r.items, item)
+}
+func (r *recordingStorage) Len() int { return len(r.items) }
+func (r *recordingStorage) Pop() string {
+	item := r.items[0]
+	r.items = r.items[1:]
+	r.record("Pop", item)
+	return item
+}
+
+// TestCustomStorageCalls checks that a custom Storage sees client-go's
+// calls, no more and no fewer: Push when an item becomes ready, Touch
+// when an item that is ready and not processing is added again, Pop when a
+// consumer takes the next item, before and after shutdown; and that a
+// caller's Done is never applied before its own earlier Add.
+func TestCustomStorageCalls(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := &recordingStorage{}
+		q := actor.New(actor.Config[string]{Storage: st})
+		defer q.ShutDown()
+		step := func(want string, f func()) {
+			t.Helper()
+			f()
+			q.Len()
+			if got := st.calls(); got != want {
+				t.Fatalf("Storage calls = %q; want %q", got, want)
+			}
+		}
+		step("Push a, Push b, Touch a", func() { q.Add("a"); q.Add("b"); q.Add("a") })
+		step("Pop a", func() { get(t, q, "a") })
+		step("", func() { q.Add("a"); q.Add("a") })                    // processing: no Touch
+		step("Push a", func() { q.Add("a"); q.Add("a"); q.Done("a") }) // never Done before Add
+		step("Touch b, Pop b, Pop a", func() { q.Add("b"); get(t, q, "b"); get(t, q, "a") })
+		step("Push c", func() { q.Add("a"); q.Add("c") }) // a processing: dirty
+		step("Pop c", func() { q.ShutDown(); get(t, q, "c") })
+		step("", func() { wantShutdown(t, q) })
+		step("Push a", func() { q.Done("a") }) // dirty: ready again
+		step("Pop a", func() { get(t, q, "a") })
+		step("", func() { q.Done("a"); q.Done("b"); q.Done("c"); wantShutdown(t, q) })
 	})
 }
 

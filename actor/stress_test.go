@@ -222,3 +222,115 @@ func (h *history) waitProcessed(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestStressShutdown races producers, consumers that re-add what they hold,
+// and both kinds of shutdown (run it with -race), and checks client-go's
+// promise at shutdown: every Add that returned before the shutdown began is
+// followed by a processing that starts after it (an item added again while
+// processing comes back at its Done, whenever that comes), and no item is
+// ever held by two consumers at once. Consumers run until their own Get
+// reports shutdown, as client-go's workers do.
+func TestStressShutdown(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	for round := range 20 {
+		r := rand.New(rand.NewPCG(seed, uint64(round)))
+		stressShutdown(t, r, round%3)
+	}
+}
+
+func stressShutdown(t *testing.T, r *rand.Rand, kind int) {
+	const (
+		producers = 8
+		consumers = 8
+		keys      = 16
+		addsEach  = 500
+	)
+	q := actor.New(actor.Config[int]{})
+	var (
+		clock     atomic.Int64
+		mu        sync.Mutex
+		adds      = make([][][2]int64, keys) // per key: clock before each Add, and after it returned
+		lastStart = make([]atomic.Int64, keys)
+		held      = make([]atomic.Bool, keys)
+		doubles   atomic.Int64
+	)
+	add := func(k int) {
+		before := clock.Add(1)
+		q.Add(k)
+		after := clock.Add(1)
+		mu.Lock()
+		adds[k] = append(adds[k], [2]int64{before, after})
+		mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	for c := range consumers {
+		cr := rand.New(rand.NewPCG(r.Uint64(), uint64(c)))
+		wg.Go(func() {
+			for {
+				k, shutdown := q.Get()
+				if shutdown {
+					return
+				}
+				lastStart[k].Store(clock.Add(1))
+				if !held[k].CompareAndSwap(false, true) {
+					doubles.Add(1)
+				}
+				if cr.IntN(3) == 0 {
+					add(k) // re-added while held: runs again after Done
+				}
+				if cr.IntN(4) == 0 {
+					runtime.Gosched()
+				}
+				held[k].Store(false)
+				q.Done(k)
+			}
+		})
+	}
+	var pwg sync.WaitGroup
+	for p := range producers {
+		pr := rand.New(rand.NewPCG(r.Uint64(), uint64(p)))
+		pwg.Go(func() {
+			for range addsEach {
+				add(pr.IntN(keys))
+			}
+		})
+	}
+	// Shut down in the middle of the storm: a drain, a ShutDown, or both
+	// racing from two goroutines.
+	for range r.IntN(addsEach) {
+		runtime.Gosched()
+	}
+	begun := clock.Add(1)
+	var sg sync.WaitGroup
+	switch kind {
+	case 0:
+		sg.Go(q.ShutDown)
+	case 1:
+		sg.Go(q.ShutDownWithDrain)
+	case 2:
+		sg.Go(q.ShutDownWithDrain)
+		sg.Go(q.ShutDown)
+	}
+	pwg.Wait()
+	wg.Wait()
+	sg.Wait()
+	q.ShutDown()
+	if n := doubles.Load(); n != 0 {
+		t.Fatalf("%d times an item was held by two consumers at once", n)
+	}
+	// An Add that returned before the shutdown began took effect before it;
+	// a processing that started after the Add was called saw it.
+	for k := range keys {
+		last := int64(0)
+		for _, a := range adds[k] {
+			if a[1] < begun {
+				last = max(last, a[0])
+			}
+		}
+		if last != 0 && lastStart[k].Load() < last {
+			t.Fatalf("shutdown kind %d: key %d added at %d (returned before the shutdown began at %d), last processing started at %d",
+				kind, k, last, begun, lastStart[k].Load())
+		}
+	}
+}
