@@ -24,7 +24,10 @@ type Config[T comparable] struct {
 	MetricsProvider MetricsProvider
 
 	// Storage holds the ready items in hand-out order. Nil means a FIFO
-	// ring buffer that shrinks again after a burst.
+	// ring buffer that shrinks again after a burst. A Storage sees
+	// client-go's calls (see [Storage]), so a queue with one hands out
+	// every item through its owner goroutine: Get makes a round trip to
+	// it, and every duplicate Add reaches it.
 	Storage Storage[T]
 }
 

@@ -88,7 +88,7 @@ func (d *delays[T]) compact() {
 	if d.stale <= 64 || d.stale <= len(d.deadlines) {
 		return
 	}
-	d.heap.filter(d.isLive)
+	d.heap.keep(d.isLive)
 	d.stale = 0
 }
 
@@ -149,9 +149,9 @@ func (h *delayHeap[T]) pop() delayEntry[T] {
 	return e
 }
 
-// filter keeps the entries for which keep returns true and restores the
+// keep keeps the entries for which keep returns true and restores the
 // heap order, in O(n).
-func (h *delayHeap[T]) filter(keep func(*delayEntry[T]) bool) {
+func (h *delayHeap[T]) keep(keep func(*delayEntry[T]) bool) {
 	kept := make([]delayEntry[T], 0, max(len(h.e)/2, 8))
 	for i := range h.e {
 		if keep(&h.e[i]) {

@@ -2,85 +2,95 @@
 //
 // It does the job of client-go's util/workqueue and keeps its guarantees:
 //
-//   - Fair: items are handed out in the order in which they were added.
+//   - Fair: items are handed out in the order in which they became ready.
 //   - Stingy: an item added many times before it is handed out is handed
-//     out once, and an item is never processed by two consumers at once. An
-//     item added again while it is being processed is handed out again
-//     after [Queue.Done], so no change is missed.
+//     out once, and an item is never processed by two consumers at once.
+//   - Re-adding while processing: an item added again while it is being
+//     processed is handed out again after [Queue.Done], so no change is
+//     missed — also after shutdown.
 //   - Delays: [Queue.AddAfter] and [Queue.AddRateLimited] make an item ready
 //     later. One de-duplication domain spans ready, delayed and processing
-//     items: an immediate Add of an item waiting on a delay makes it ready
-//     now and drops the delay, and a delay can be shortened, never
-//     lengthened.
-//   - Shutdown notification: [Queue.ShutDown] releases every consumer;
-//     [Queue.ShutDownWithDrain] first waits for the items being processed.
+//     items: an Add of an item waiting on a delay makes it ready now and
+//     drops the delay, and a delay can be shortened, never lengthened.
+//   - Shutdown: [Queue.ShutDown] and [Queue.ShutDownWithDrain] release every
+//     consumer, who first get the items still ready; the drain also waits
+//     for the items being processed.
+//
+// # Taking items
+//
+// A consumer takes an item, processes it, and calls [Queue.Done] with it.
+// There are four ways to take one, and they differ in how they wait. Most
+// workers should call [Queue.Get], client-go's way: it blocks until an item
+// is ready, and returns shutdown == true once the queue is shutting down
+// and nothing is ready. [Queue.GetContext] is Get for a worker that must
+// also stop when a context ends; it gives up waiting at once and loses
+// nothing. [Queue.GetBatch] hands out up to cap(buf) ready items in one
+// exchange, for consumers that can work in bulk (finish them with
+// [Queue.DoneBatch]); it is the cheapest per item when many are ready.
+// [Queue.Items] is a channel, for a consumer that selects on the queue next
+// to its own channels and timers; an item is processing once received.
+// Calling Items costs every Get of the queue a round trip to the owner
+// goroutine, which Get otherwise avoids, so use it only where a select is
+// needed. Get and GetContext can be mixed freely with GetBatch.
 //
 // # Who owns what
 //
 // [New] starts one owner goroutine per queue, the only goroutine actorq
-// starts. It alone touches the queue's state: a map from each known item to
-// its state, a FIFO ring of ready items, a heap of delayed items and one
-// timer armed to the earliest deadline (an idle queue wakes up for
-// nothing). Callers talk to it over channels: Add, AddAfter and Done are
-// one-way messages into hand-over buffers that the owner drains in
-// batches, so they never wait for a reply; Len and GetBatch wait for one.
+// starts. It alone touches the queue's state while the queue runs: which
+// items are ready, processing or delayed, the ready order, the deadlines,
+// one timer armed to the earliest of them (an idle queue wakes up for
+// nothing), and the metrics bookkeeping. Callers send it requests on one
+// channel, in batches it serves without blocking: Add, AddAfter, Done and
+// DoneBatch are one-way and wait at most for room in that channel; Len and
+// GetBatch wait for the answer. A caller's calls take effect in the order
+// it made them (an Add then a Done of one goroutine are applied in that
+// order), and once Len returns, every earlier call of the caller is
+// applied, its metrics included. Rate limiters run in the caller's
+// goroutine; metrics are recorded by the owner goroutine.
 //
-// Consumers take items in one of two ways, and a consumer that gives up
-// (GetContext, or a select on Items) loses nothing either way:
-//
-//   - Items is an unbuffered channel on which the owner offers the head
-//     item: the item becomes "processing" exactly when a consumer receives
-//     it.
-//   - Get and GetContext also take from the lane, a small buffered channel
-//     of slots the owner keeps filled with the oldest ready items. The
-//     consumer claims a slot with one atomic store, and the item becomes
-//     processing at that store. The owner reads the claim whenever it next
-//     needs to know (an Add of the item, its Done, Len, shutdown), so every
-//     rule above holds exactly as with the unbuffered hand-off, while a
-//     consumer takes a ready item without waiting for the owner goroutine
-//     to be scheduled. The lane is off once Items has been called; see
-//     lane.go for the details.
-//
-// One shortcut spares the owner the commonest message of all, the
-// duplicate Add: once the owner has seen an item added again while it was
-// waiting, it publishes a flag for the item (in a fixed table of hot items)
-// saying that an Add would change nothing, and Add checks it first: a
-// hash and two atomic loads in the caller instead of a message. The flag
-// is true only while the item is ready, or processing and already marked
-// to run again, and is cleared before the item is handed out; see
-// filter.go. It is used only with the default Storage, whose Touch does
-// nothing.
-//
-// Rate limiters run in the caller's goroutine; metrics are recorded by the
-// owner goroutine.
-//
-// A caller always sees its own earlier calls applied: Add then Len from one
-// goroutine counts the add, and Done then Add applies the Done first. The
-// one-way calls have one allowed reordering against a Get: if a consumer
-// adds an item that is ready and at once takes it with Get, the Get may
-// come first, and then the Add counts as made while the item was
-// processing, so the item runs once more after Done (never concurrently,
-// never lost). The owner goroutine ends when ShutDown or
-// ShutDownWithDrain returns, or once the Queue becomes unreachable.
+// The owner goroutine ends when ShutDown returns, when a ShutDownWithDrain
+// finds nothing processing, or soon after the Queue becomes unreachable.
+// What is left then (items still ready, and items being processed, which
+// come back at their Done if they were added again meanwhile) is kept by
+// the goroutines that call Get, Done and Len, one at a time: no goroutine
+// of the queue remains.
 //
 // # Differences from client-go
 //
-// The rules above fix four client-go behaviours on purpose: Done of an
-// item that is not being processed does nothing (client-go queues a
-// duplicate if the item was dirty); an Add supersedes a pending delay
-// (client-go processes the item twice); AddAfter never waits behind the
-// delays already pending (client-go's delaying queue stalls producers once
-// its 1000-slot buffer is full); and no goroutine remains after
-// ShutDown (client-go's delaying loop and heartbeat linger). After
-// ShutDown, items that were added again while being processed are dropped
-// rather than handed out again, since no goroutine remains to keep them from
-// being processed twice at once.
+// Everything else follows client-go's behaviour; these differences are on
+// purpose (the adapter module's doc names the client-go issue each fixes):
+//
+//  1. Done of an item that is not being processed does nothing (client-go
+//     queues a duplicate if the item is waiting to be handed out).
+//  2. An Add supersedes a pending delay of the same item (client-go
+//     processes it twice), and an AddAfter of an item that is already ready
+//     does nothing: one de-duplication domain.
+//  3. AddAfter never waits behind the delays already pending (client-go's
+//     delaying queue stalls producers once its 1000-slot buffer is full).
+//  4. No goroutine remains after ShutDown (client-go's delaying loop
+//     lingers).
+//  5. The exponential limiter never overflows into a negative or tiny delay
+//     (package ratelimit).
+//  6. A nil rate limiter means client-go's default controller limiter.
+//  7. Metrics are recorded by the owner goroutine: they reflect a call once
+//     the owner has applied it, which Len returning guarantees. Values and
+//     update instants are client-go's.
+//  8. A consumer's own Add of an item that is ready, made just before its
+//     Get takes that item, may be applied after the hand-out: the item then
+//     runs once more after Done (never concurrently, never lost), where
+//     client-go would not rerun it.
+//  9. Additions: Items, GetContext, GetBatch and DoneBatch.
+//
+// Also unlike client-go, every call of ShutDownWithDrain returns once
+// nothing is processing (client-go wakes only one of several).
 //
 // # Bad input
 //
-// A negative or zero delay means "now". An item whose type can hold
+// A negative or zero delay means "now"; a deadline beyond the clock's range
+// saturates (the item waits that long). An item whose type can hold
 // interface values that cannot be map keys (an any holding a slice, say)
-// makes Add, AddAfter or Done panic in the caller's goroutine with a message
-// naming the type; the queue keeps working. A panicking metric is recovered
-// in the owner goroutine. A panicking rate limiter panics in the caller.
+// makes Add, AddAfter, AddRateLimited, Done or DoneBatch panic in the
+// caller's goroutine with a message naming the type; the queue keeps
+// working. A panicking metric is recovered in the owner goroutine. A
+// panicking rate limiter panics in the caller.
 package actor

@@ -3,13 +3,13 @@ package actor
 // owner is the owner goroutine: the state, and what only the loop needs to
 // serve it (the callers' channels are in shared).
 type owner[T comparable] struct {
-	c      *shared[T]
-	s      *state[T]
-	delay  alarm         // armed to the earliest deadline
-	tick   alarm         // armed to the next refresh of the unfinished-work gauges
-	drain  chan struct{} // c.drain until ShutDownWithDrain is seen, then nil
-	laneOn bool          // ready items go to the lane for Get
-	wanted bool          // a Get found the lane empty since the last GetBatch
+	c         *shared[T]
+	s         *state[T]
+	dueAlarm  alarm         // armed to the earliest deadline
+	tickAlarm alarm         // armed to the next refresh of the unfinished-work gauges
+	drain     chan struct{} // c.drain until ShutDownWithDrain is seen, then nil
+	laneOn    bool          // ready items go to the lane for Get
+	wanted    bool          // a Get found the lane empty since the last GetBatch
 }
 
 // loop is the owner goroutine. Each round it applies, without blocking,
@@ -27,7 +27,7 @@ type owner[T comparable] struct {
 func (o *owner[T]) loop() {
 	defer o.exit()
 	for {
-		o.serveInbox(batchSize)
+		o.serveInbox(roundSize)
 		o.s.serveDue()
 		o.handOut()
 		if o.s.m != nil {
@@ -57,10 +57,10 @@ func (o *owner[T]) wait() (quit bool) {
 		o.s.handedOut()
 	case <-o.c.bell:
 		o.wanted = true // a Get found the lane empty: fill it
-	case <-o.delay.c:
-		o.delay.fired()
-	case <-o.tick.c:
-		o.tick.fired()
+	case <-o.dueAlarm.c:
+		o.dueAlarm.fired()
+	case <-o.tickAlarm.c:
+		o.tickAlarm.fired()
 		o.refresh()
 	case <-o.drain:
 		o.startDrain()
@@ -150,8 +150,8 @@ func (o *owner[T]) startDrain() {
 	o.drain = nil
 	o.s.phase = draining
 	o.s.dropDelays()
-	o.delay.stop()
-	o.tick.stop() // client-go refreshes nothing once shutting down
+	o.dueAlarm.stop()
+	o.tickAlarm.stop() // client-go refreshes nothing once shutting down
 	if o.laneOn {
 		o.laneOff()
 	}
@@ -172,9 +172,9 @@ func (o *owner[T]) idle() bool {
 func (o *owner[T]) arm() {
 	s := o.s
 	if at, ok := s.delays.next(); !ok {
-		o.delay.stop()
-	} else if !o.delay.armed || at < o.delay.at {
-		o.delay.set(o.c.clock, at, s.since())
+		o.dueAlarm.stop()
+	} else if !o.dueAlarm.armed || at < o.dueAlarm.at {
+		o.dueAlarm.set(o.c.clock, at, s.since())
 	}
 	if s.phase == running {
 		o.refresh()
@@ -186,9 +186,9 @@ func (o *owner[T]) arm() {
 func (o *owner[T]) refresh() {
 	o.s.seeClaims()
 	if at, ok := o.s.m.refresh(); !ok {
-		o.tick.stop()
-	} else if !o.tick.armed || o.tick.at != at {
-		o.tick.set(o.c.clock, at, o.s.since())
+		o.tickAlarm.stop()
+	} else if !o.tickAlarm.armed || o.tickAlarm.at != at {
+		o.tickAlarm.set(o.c.clock, at, o.s.since())
 	}
 }
 
@@ -199,8 +199,8 @@ func (o *owner[T]) refresh() {
 // by its own sender (see send).
 func (o *owner[T]) exit() {
 	s := o.s
-	o.delay.stop()
-	o.tick.stop()
+	o.dueAlarm.stop()
+	o.tickAlarm.stop()
 	s.phase = ended
 	s.dropDelays()
 	if o.laneOn {

@@ -54,8 +54,8 @@ type shared[T comparable] struct {
 	checkItems bool             // T can hold values that cannot be map keys
 	seed       maphash.Seed
 
-	waiters sync.Pool // of *waiter[T]
-	batches sync.Pool // of *batch[T]
+	waiters   sync.Pool // of *waiter[T]
+	doneLists sync.Pool // of *doneList[T]
 }
 
 // New starts a queue's owner goroutine and returns the queue. The goroutine
@@ -271,7 +271,7 @@ func (q *Queue[T]) Items() <-chan T {
 	c := q.c
 	if !c.itemsUsed.Load() {
 		c.itemsUsed.Store(true)
-		c.ring() // wake the owner to take the lane back
+		c.wakeOwner() // wake the owner to take the lane back
 	}
 	return c.out
 }
@@ -304,18 +304,18 @@ func (q *Queue[T]) DoneBatch(items []T) {
 			c.mustHash(item)
 		}
 	}
-	b, _ := c.batches.Get().(*batch[T])
-	if b == nil {
-		b = &batch[T]{home: &c.batches}
+	l, _ := c.doneLists.Get().(*doneList[T])
+	if l == nil {
+		l = &doneList[T]{home: &c.doneLists}
 	}
-	b.items = append(b.items, items...)
-	if !c.send(request[T]{op: opDones, batch: b}) {
+	l.items = append(l.items, items...)
+	if !c.send(request[T]{op: opDones, dones: l}) {
 		c.withRest(func(s *state[T]) {
 			for _, item := range items {
 				s.done(item)
 			}
 		})
-		b.recycle()
+		l.recycle()
 	}
 }
 
@@ -348,7 +348,7 @@ func (c *shared[T]) take(cancel <-chan struct{}) (item T, got, canceled bool) {
 	select {
 	case sl = <-c.lane:
 	default:
-		c.ring()
+		c.wakeOwner()
 		select {
 		case sl = <-c.lane:
 		case <-cancel:
@@ -358,7 +358,7 @@ func (c *shared[T]) take(cancel <-chan struct{}) (item T, got, canceled bool) {
 	if sl != nil {
 		item = sl.claim(c.stamp)
 		if c.stamp != nil {
-			c.ring() // with metrics: let the owner record the hand-out now
+			c.wakeOwner() // with metrics: let the owner record the hand-out now
 		}
 		return item, true, false
 	}
@@ -373,9 +373,9 @@ func (c *shared[T]) take(cancel <-chan struct{}) (item T, got, canceled bool) {
 	return item, got, canceled
 }
 
-// ring wakes the owner goroutine to fill the lane, unless a wake-up is
+// wakeOwner rings the bell: it wakes the owner goroutine to fill the lane, unless a wake-up is
 // already pending.
-func (c *shared[T]) ring() {
+func (c *shared[T]) wakeOwner() {
 	select {
 	case c.bell <- struct{}{}:
 	default:

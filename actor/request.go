@@ -16,7 +16,7 @@ const (
 	opRetry            // AddAfter with d <= 0: count a retry, add item now
 	opAddAt            // AddAfter: count a retry, add item at deadline at
 	opDone             // Done of item
-	opDones            // Done of each item of a batch
+	opDones            // Done of each item of a list (DoneBatch)
 	opLen              // answer w with the number of ready items
 	opGet              // hand w up to cap(w.items) ready items, or wait
 	opCancel           // withdraw w, if it is still waiting
@@ -26,9 +26,9 @@ const (
 type request[T comparable] struct {
 	op    op
 	item  T
-	at    int64      // opAddAt: the deadline, in nanoseconds since the queue's epoch
-	batch *batch[T]  // opDones: a copy of the items
-	w     *waiter[T] // opLen, opGet, opCancel
+	at    int64        // opAddAt: the deadline, in nanoseconds since the queue's epoch
+	dones *doneList[T] // opDones: a copy of the items
+	w     *waiter[T]   // opLen, opGet, opCancel
 }
 
 const (
@@ -40,14 +40,15 @@ const (
 	// busy producer's thread (the OS scheduler put both on one CPU), the
 	// producer runs on until the inbox is full and only then blocks,
 	// giving the CPU back; every item added meanwhile waits that long.
-	// With a producer adding 135k items/s (bench's Latency) that stall
-	// was 3.8 ms with 512 slots (the p99 latency), 0.9-1.3 ms with 128 and
-	// 0.4 ms with 64, with no measurable change in pipeline throughput.
+	// With a producer adding 135k items/s (bench's Latency), 512 slots
+	// take 3.8 ms to fill, and the Add→Get p99 was 3.7 ms; with 128 slots
+	// it was 0.9-1.3 ms and with 64 0.4 ms, with no measurable change in
+	// pipeline throughput (bench/RESULTS.md).
 	inboxSize = 64
-	// batchSize bounds the requests the owner serves in one round, so that
+	// roundSize bounds the requests the owner serves in one round, so that
 	// consumers and due timers are served between rounds however long the
 	// flood.
-	batchSize = 64
+	roundSize = 64
 )
 
 // serve applies one request. The owner goroutine calls it, and so do
@@ -65,10 +66,10 @@ func (s *state[T]) serve(r request[T]) {
 	case opDone:
 		s.done(r.item)
 	case opDones:
-		for _, item := range r.batch.items {
+		for _, item := range r.dones.items {
 			s.done(item)
 		}
-		r.batch.recycle()
+		r.dones.recycle()
 	case opLen:
 		s.serveDue()
 		r.w.n = s.len()
@@ -81,17 +82,17 @@ func (s *state[T]) serve(r request[T]) {
 	}
 }
 
-// batch is the copy of its items that DoneBatch sends. Batches are reused:
-// the owner returns each to the pool it came from.
-type batch[T comparable] struct {
+// doneList is the copy of its items that DoneBatch sends. Lists are
+// reused: the owner returns each to the pool it came from.
+type doneList[T comparable] struct {
 	items []T
 	home  *sync.Pool
 }
 
-// recycle clears b, so that the collector can have what its items point
+// recycle clears l, so that the collector can have what its items point
 // to, and returns it to its pool with its array.
-func (b *batch[T]) recycle() {
-	clear(b.items)
-	b.items = b.items[:0]
-	b.home.Put(b)
+func (l *doneList[T]) recycle() {
+	clear(l.items)
+	l.items = l.items[:0]
+	l.home.Put(l)
 }

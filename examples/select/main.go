@@ -76,6 +76,7 @@ loop:
 		}
 		handled++
 		fmt.Printf("drained %s after shutdown\n", job)
+		q.Done(job)
 	}
 	fmt.Printf("done: %d jobs handled\n", handled)
 	if handled != 22 {
