@@ -1,7 +1,9 @@
 package adapter
 
 import (
+	"fmt"
 	"reflect"
+	"runtime/debug"
 	"sync"
 	_ "unsafe" // for go:linkname
 
@@ -18,6 +20,66 @@ import (
 //
 //go:linkname clientGoProvider k8s.io/client-go/util/workqueue.globalMetricsProvider
 var clientGoProvider workqueue.MetricsProvider
+
+// The link is checked once, at start-up. A go:linkname that names a
+// variable client-go no longer has links anyway, to a variable of the
+// adapter's own that nothing else writes, so without the check adapter
+// queues would silently ignore every provider set with SetProvider.
+func init() {
+	if err := checkLinkedProvider(clientGoProvider); err != nil {
+		panic(err)
+	}
+}
+
+// checkLinkedProvider returns an error if p, the value of
+// clientGoProvider when this package is initialised, shows that the link
+// did not reach client-go's variable.
+//
+// client-go declares "var globalMetricsProvider MetricsProvider =
+// noopMetricsProvider{}", and this package is initialised after client-go's
+// workqueue, which it imports, so p is that no-op provider, or a provider
+// already set with client-go's SetProvider by a package initialised
+// earlier: never nil. If the name no longer exists, clientGoProvider is a
+// variable of its own, which only this package could write and never does:
+// always nil. So p != nil is a conclusive test of the link, and a safe one:
+// it reads the variable once and has no effect. Stronger-looking tests are
+// worse. Calling client-go's SetProvider to see the value change would use
+// up its once, so the program's own call would be ignored; creating a
+// named client-go queue to see which provider it asks would register
+// metrics and start a goroutine; checking that p has client-go's
+// unexported type noopMetricsProvider would fail for a program whose init
+// functions set a provider before this package's.
+//
+// The one nil that is not a broken link is a nil given to client-go's
+// SetProvider before this package's initialisation, which also breaks
+// client-go's own named queues (they call the provider's methods). A
+// change of the variable's type under the same name cannot be detected
+// this way; the adapter's tests of the global provider would catch it.
+func checkLinkedProvider(p workqueue.MetricsProvider) error {
+	if p != nil {
+		return nil
+	}
+	return fmt.Errorf("adapter: k8s.io/client-go/util/workqueue.globalMetricsProvider, which the adapter reads "+
+		"through go:linkname, is nil at start-up: client-go %s has probably renamed or removed it, so queues "+
+		"would ignore providers set with SetProvider (or workqueue.SetProvider(nil) was called before the "+
+		"adapter's initialisation)", clientGoVersion())
+}
+
+// clientGoVersion returns the version of k8s.io/client-go this program is
+// built with, for messages.
+func clientGoVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == "k8s.io/client-go" {
+				if m.Replace != nil {
+					return fmt.Sprintf("%s (replaced by %s %s)", m.Version, m.Replace.Path, m.Replace.Version)
+				}
+				return m.Version
+			}
+		}
+	}
+	return "(version unknown)"
+}
 
 // providerMu orders SetProvider before the reads of clientGoProvider made
 // by constructors.
