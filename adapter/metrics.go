@@ -104,9 +104,20 @@ func SetProvider(metricsProvider MetricsProvider) {
 	workqueue.SetProvider(metricsProvider)
 }
 
-// noopProvider is the type of client-go's default global provider, which
-// records nothing.
-var noopProvider = reflect.TypeOf(clientGoProvider)
+// linkedAtInit is the type of the value clientGoProvider held when this
+// package was initialised: client-go's no-op default, unless a package
+// initialised earlier set a provider. The tests use it as evidence that
+// the link reaches client-go's variable.
+var linkedAtInit = reflect.TypeOf(clientGoProvider)
+
+// isNoopProvider reports whether p is client-go's default global provider,
+// which records nothing. It is recognised by its type, client-go's
+// unexported noopMetricsProvider, so a provider set before this package
+// was initialised is not mistaken for it.
+func isNoopProvider(p MetricsProvider) bool {
+	t := reflect.TypeOf(p)
+	return t != nil && t.PkgPath() == "k8s.io/client-go/util/workqueue" && t.Name() == "noopMetricsProvider"
+}
 
 // actorProvider returns the provider a queue uses: the config's, else the
 // global one, as an actor.MetricsProvider. It returns nil, so that the
@@ -121,7 +132,7 @@ func actorProvider(name string, p MetricsProvider) actor.MetricsProvider {
 		p = clientGoProvider
 		providerMu.Unlock()
 	}
-	if p == nil || reflect.TypeOf(p) == noopProvider {
+	if p == nil || isNoopProvider(p) {
 		return nil
 	}
 	return metricsProvider{p}

@@ -1,8 +1,11 @@
 package adapter
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/actorq/actorq/adapter/compattest"
 )
 
 // TestCheckLinkedProvider checks the start-up check of the go:linkname to
@@ -20,8 +23,17 @@ func TestCheckLinkedProvider(t *testing.T) {
 	// The value the variable held at initialisation has a type of
 	// client-go's workqueue package, its no-op default: only client-go's
 	// own variable can hold that, so the link reaches it.
-	if noopProvider == nil || noopProvider.PkgPath() != "k8s.io/client-go/util/workqueue" {
-		t.Errorf("clientGoProvider held a %v at initialisation; want client-go's no-op provider", noopProvider)
+	if linkedAtInit == nil || linkedAtInit.PkgPath() != "k8s.io/client-go/util/workqueue" {
+		t.Fatalf("clientGoProvider held a %v at initialisation; want client-go's no-op provider", linkedAtInit)
+	}
+	// isNoopProvider recognises that no-op provider by its type, and
+	// nothing else.
+	noop := reflect.New(linkedAtInit).Elem().Interface().(MetricsProvider)
+	if !isNoopProvider(noop) {
+		t.Errorf("isNoopProvider(%T) = false; want true", noop)
+	}
+	if isNoopProvider(nil) || isNoopProvider(&compattest.Recorder{}) {
+		t.Error("isNoopProvider of nil or a Recorder = true; want false")
 	}
 
 	// A test binary has no module versions in its build information, so
