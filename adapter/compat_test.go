@@ -14,6 +14,9 @@ var impls = []compattest.Impl{
 		NewQueue: func(l compattest.Limiter, cfg clientgo.TypedRateLimitingQueueConfig[string]) clientgo.TypedRateLimitingInterface[string] {
 			return clientgo.NewTypedRateLimitingQueueWithConfig(l, cfg)
 		},
+		NewPlain: func(cfg clientgo.TypedQueueConfig[string]) clientgo.TypedInterface[string] {
+			return clientgo.NewTypedWithConfig(cfg)
+		},
 		Exponential: clientgo.NewTypedItemExponentialFailureRateLimiter[string],
 		FastSlow:    clientgo.NewTypedItemFastSlowRateLimiter[string],
 		MaxOf:       clientgo.NewTypedMaxOfRateLimiter[string],
@@ -27,6 +30,7 @@ var impls = []compattest.Impl{
 		NewQueue: func(l compattest.Limiter, cfg workqueue.TypedRateLimitingQueueConfig[string]) workqueue.TypedRateLimitingInterface[string] {
 			return workqueue.NewTypedRateLimitingQueueWithConfig(l, cfg)
 		},
+		NewPlain:    newPlain,
 		Exponential: workqueue.NewTypedItemExponentialFailureRateLimiter[string],
 		FastSlow:    workqueue.NewTypedItemFastSlowRateLimiter[string],
 		MaxOf:       workqueue.NewTypedMaxOfRateLimiter[string],
@@ -45,6 +49,7 @@ var impls = []compattest.Impl{
 			})
 			return workqueue.NewTypedRateLimitingQueueWithConfig(l, cfg)
 		},
+		NewPlain:    newPlain,
 		Exponential: workqueue.NewTypedItemExponentialFailureRateLimiter[string],
 		FastSlow:    workqueue.NewTypedItemFastSlowRateLimiter[string],
 		MaxOf:       workqueue.NewTypedMaxOfRateLimiter[string],
@@ -52,6 +57,11 @@ var impls = []compattest.Impl{
 		ItemBased:   workqueue.DefaultTypedItemBasedRateLimiter[string],
 		Controller:  workqueue.DefaultTypedControllerRateLimiter[string],
 	},
+}
+
+// newPlain is the adapter's plain queue constructor.
+func newPlain(cfg workqueue.TypedQueueConfig[string]) workqueue.TypedInterface[string] {
+	return workqueue.NewTypedWithConfig(cfg)
 }
 
 func TestCompat(t *testing.T) {

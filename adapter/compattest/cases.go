@@ -1,73 +1,111 @@
 package compattest
 
 import (
-	"fmt"
 	"math"
 	"reflect"
-	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"k8s.io/client-go/util/workqueue"
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
-// Run runs every case against impl, each as a subtest.
+// A testCase is one behaviour, run against one Impl.
+type testCase struct {
+	name string
+	run  func(t *testing.T, impl Impl)
+	// outside runs the case outside a synctest bubble: it has subtests,
+	// which a bubble does not allow, and no queue.
+	outside bool
+}
+
+// cases are the cases Run runs, in order. Each Diff... case names its
+// difference's number on DESIGN.md's list.
+var cases = []testCase{
+	{name: "FIFO", run: testFIFO},
+	{name: "Dedup", run: testDedup},
+	{name: "ReAddWhileProcessing", run: testReAddWhileProcessing},
+	{name: "ShutDownDrainsQueued", run: testShutDown},
+	{name: "ShutDownWithDrainWaitsForDone", run: testShutDownWithDrain},
+	{name: "ShutDownWithReadyProcessingAndDirty", run: testShutDownEverywhere},
+	{name: "DrainingWorkerGets", run: testDrainingWorkerGets},
+	{name: "DrainWithDirtyItem", run: testDrainWithDirtyItem},
+	{name: "ShutDownEndsDrain", run: testShutDownEndsDrain},
+	{name: "DrainAfterShutDownWaits", run: testDrainAfterShutDown},
+	{name: "DrainWithNothingProcessing", run: testDrainWithNothingProcessing},
+	{name: "SecondShutDownAndLateDrain", run: testSecondShutDownAndLateDrain},
+	{name: "ConcurrentDrains", run: testConcurrentDrains},
+	{name: "BlockedGetsAtShutDown", run: testBlockedGetsAtShutDown},
+	{name: "DirtyAcrossShutDown", run: testDirtyAcrossShutDown},
+	{name: "DirtyAcrossDrain", run: testDirtyAcrossDrain},
+	{name: "ReAddedItemAtShutDown", run: testReAddedAtShutDown},
+	{name: "AddRateLimitedAfterShutDown", run: testAddRateLimitedAfterShutDown},
+	{name: "DelaysOnFakeClock", run: testDelays},
+	{name: "DelayShortenedNeverLengthened", run: testDelayShortened},
+	{name: "HugeDelays", run: testHugeDelays},
+	{name: "RateLimitedRequeues", run: testRateLimited},
+	{name: "LimiterSequences", run: testLimiterSequences, outside: true},
+	{name: "StorageCalls", run: testStorageCalls},
+	{name: "StorageCallOrder", run: testStorageCallOrder},
+	{name: "StorageCallsAcrossShutDown", run: testStorageAcrossShutDown},
+	{name: "Metrics", run: testMetrics},
+	{name: "MetricsAfterLen", run: testMetricsAfterLen},
+	{name: "MetricsAcrossShutDown", run: testMetricsAcrossShutDown},
+	{name: "MetricsStampedAtCall", run: testMetricsStampedAtCall},
+	{name: "UnfinishedWorkGauges", run: testUnfinishedWork},
+	{name: "UnfinishedWorkLateClaim", run: testUnfinishedWorkLateClaim},
+	{name: "DiffDoneOfIdleItem", run: testDiffDoneOfIdle},
+	{name: "DiffAddSupersedesDelay", run: testDiffAddSupersedesDelay},
+	{name: "DiffAddAfterOfReadyItem", run: testDiffAddAfterOfReady},
+	{name: "DiffExponentialOverflow", run: testDiffOverflow},
+	{name: "DiffNilLimiter", run: testDiffNilLimiter},
+}
+
+// Run runs every case against impl, each as a subtest, inside a
+// testing/synctest bubble unless the case says otherwise.
 func Run(t *testing.T, impl Impl) {
-	cases := []struct {
-		name string
-		run  func(t *testing.T, impl Impl)
-	}{
-		{"FIFO", testFIFO},
-		{"Dedup", testDedup},
-		{"ReAddWhileProcessing", testReAddWhileProcessing},
-		{"ShutDownDrainsQueued", testShutDown},
-		{"ShutDownWithDrainWaitsForDone", testShutDownWithDrain},
-		{"DelaysOnFakeClock", testDelays},
-		{"DelayShortenedNeverLengthened", testDelayShortened},
-		{"RateLimitedRequeues", testRateLimited},
-		{"LimiterSequences", testLimiterSequences},
-		{"Metrics", testMetrics},
-		{"DiffDoneOfIdleItem", testDiffDoneOfIdle},
-		{"DiffAddSupersedesDelay", testDiffAddSupersedesDelay},
-		{"DiffAddAfterOfReadyItem", testDiffAddAfterOfReady},
-		{"DiffExponentialOverflow", testDiffOverflow},
-		{"ReAddedItemAtShutDown", testReAddedAtShutDown},
-	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { c.run(t, impl) })
+		t.Run(c.name, func(t *testing.T) {
+			if c.outside {
+				c.run(t, impl)
+				return
+			}
+			synctest.Test(t, func(t *testing.T) { c.run(t, impl) })
+		})
 	}
 }
 
-// newQueue returns a queue on a FakeClock, shut down at the end of the test.
+// start is the FakeClock's reading when a queue is made.
+var start = time.Unix(1_000_000, 0)
+
+// newQueue returns a queue on a FakeClock, shut down at the end of the
+// test. With a metrics provider, it waits (in the bubble) until client-go's
+// unfinished-work ticker, which client-go creates in a goroutine, exists,
+// so that it ticks every 500ms from start, as the adapter's refreshes do.
 func newQueue(t *testing.T, impl Impl, l Limiter, name string, p workqueue.MetricsProvider) (workqueue.TypedRateLimitingInterface[string], *clocktesting.FakeClock) {
 	t.Helper()
 	if l == nil {
 		l = impl.Exponential(time.Millisecond, time.Second)
 	}
-	c := clocktesting.NewFakeClock(time.Unix(1_000_000, 0))
+	c := clocktesting.NewFakeClock(start)
 	q := impl.NewQueue(l, workqueue.TypedRateLimitingQueueConfig[string]{Name: name, MetricsProvider: p, Clock: c})
 	t.Cleanup(q.ShutDown)
-	if p != nil && !impl.Fixed {
-		// client-go creates the ticker of its unfinished-work gauges in a
-		// goroutine; a Step before that would not reach it.
-		eventually(t, "client-go's tickers", func() bool { return c.Waiters() >= 2 })
+	if p != nil {
+		synctest.Wait()
 	}
 	return q, c
 }
 
-// eventually polls cond until it holds, for client-go's delaying queue,
-// which moves due items in its own goroutine after a FakeClock step. It
-// fails the test after 5s.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for range 5000 {
-		if cond() {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatalf("%s: condition not reached in 5s", what)
+// step advances c by d once every goroutine of the bubble is blocked (so
+// that no queue is between reading the clock and arming a timer relative
+// to that reading, which would miss the step), and returns once they are
+// all blocked again: client-go's delay loop and metrics ticker have
+// caught up with the step.
+func step(c *clocktesting.FakeClock, d time.Duration) {
+	synctest.Wait()
+	c.Step(d)
+	synctest.Wait()
 }
 
 func wantLen(t *testing.T, q workqueue.TypedInterface[string], want int) {
@@ -77,34 +115,84 @@ func wantLen(t *testing.T, q workqueue.TypedInterface[string], want int) {
 	}
 }
 
-// waitLen polls until Len() == want. If the wait is long, it steps c by a
-// nanosecond now and then: a queue that reads the clock and then arms a
-// timer relative to that reading (client-go's and actorq's both do) can
-// miss a Step that lands in between, and the timer then waits for the
-// next Step.
-func waitLen(t *testing.T, q workqueue.TypedInterface[string], c *clocktesting.FakeClock, want int) {
+// getNow calls q.Get and fails the test if Get blocks: it runs Get in a
+// goroutine and looks for its answer once every goroutine of the bubble
+// is durably blocked. Every Get of the cases is one that client-go answers
+// at once (an item is ready, or the queue is shutting down and none is).
+func getNow(t *testing.T, q workqueue.TypedInterface[string]) (string, bool) {
 	t.Helper()
-	n := 0
-	eventually(t, fmt.Sprintf("Len() == %d", want), func() bool {
-		if n++; n%100 == 0 {
-			c.Step(time.Nanosecond)
-		}
-		return q.Len() == want
-	})
+	type result struct {
+		item     string
+		shutdown bool
+	}
+	ch := make(chan result, 1)
+	go func() {
+		item, shutdown := q.Get()
+		ch <- result{item, shutdown}
+	}()
+	synctest.Wait()
+	select {
+	case r := <-ch:
+		return r.item, r.shutdown
+	default:
+		t.Fatal("Get() blocks; want it to return at once")
+		return "", false
+	}
 }
 
 func wantGet(t *testing.T, q workqueue.TypedInterface[string], want string) {
 	t.Helper()
-	got, shutdown := q.Get()
-	if shutdown || got != want {
+	if got, shutdown := getNow(t, q); shutdown || got != want {
 		t.Fatalf("Get() = %q, %v; want %q, false", got, shutdown, want)
 	}
 }
 
+// wantShutdown checks that Get returns shutdown at once.
 func wantShutdown(t *testing.T, q workqueue.TypedInterface[string]) {
 	t.Helper()
-	if got, shutdown := q.Get(); !shutdown {
+	if got, shutdown := getNow(t, q); !shutdown {
 		t.Fatalf("Get() = %q, false; want shutdown", got)
+	}
+}
+
+// startDrain calls q.ShutDownWithDrain in a goroutine and returns a
+// channel closed when it returns, once the goroutine has run as far as it
+// can.
+func startDrain(t *testing.T, q workqueue.TypedInterface[string]) <-chan struct{} {
+	t.Helper()
+	returned := make(chan struct{})
+	go func() {
+		defer close(returned)
+		q.ShutDownWithDrain()
+	}()
+	synctest.Wait()
+	if !q.ShuttingDown() {
+		t.Fatal("ShuttingDown() = false during ShutDownWithDrain; want true")
+	}
+	return returned
+}
+
+// wantBlocked checks that the call that closes returned has not returned,
+// though every other goroutine of the bubble is blocked.
+func wantBlocked(t *testing.T, returned <-chan struct{}, what string) {
+	t.Helper()
+	synctest.Wait()
+	select {
+	case <-returned:
+		t.Fatalf("%s has returned; want it blocked", what)
+	default:
+	}
+}
+
+// wantReturned checks that the call that closes returned has returned once
+// every other goroutine of the bubble is blocked.
+func wantReturned(t *testing.T, returned <-chan struct{}, what string) {
+	t.Helper()
+	synctest.Wait()
+	select {
+	case <-returned:
+	default:
+		t.Fatalf("%s is blocked; want it returned", what)
 	}
 }
 
@@ -149,50 +237,6 @@ func testReAddWhileProcessing(t *testing.T, impl Impl) {
 	wantLen(t, q, 0)
 }
 
-func testShutDown(t *testing.T, impl Impl) {
-	q, _ := newQueue(t, impl, nil, "", nil)
-	q.Add("a")
-	q.Add("b")
-	wantGet(t, q, "a")
-	q.ShutDown()
-	if !q.ShuttingDown() {
-		t.Fatal("ShuttingDown() = false after ShutDown; want true")
-	}
-	q.Add("c") // ignored
-	q.AddAfter("d", 0)
-	q.ShutDown() // twice is fine
-	wantLen(t, q, 1)
-	wantGet(t, q, "b")
-	wantShutdown(t, q)
-	wantShutdown(t, q)
-	q.Done("a")
-	q.Done("b")
-}
-
-func testShutDownWithDrain(t *testing.T, impl Impl) {
-	q, _ := newQueue(t, impl, nil, "", nil)
-	q.Add("a")
-	q.Add("b")
-	wantGet(t, q, "a")
-	returned := make(chan struct{})
-	go func() {
-		defer close(returned)
-		q.ShutDownWithDrain()
-	}()
-	eventually(t, "ShuttingDown()", q.ShuttingDown)
-	q.Add("c") // ignored while draining
-	wantGet(t, q, "b")
-	select {
-	case <-returned:
-		t.Fatal("ShutDownWithDrain returned with items processing")
-	default:
-	}
-	q.Done("a")
-	q.Done("b")
-	<-returned
-	wantShutdown(t, q)
-}
-
 func testDelays(t *testing.T, impl Impl) {
 	q, c := newQueue(t, impl, nil, "", nil)
 	q.AddAfter("a", 3*time.Second)
@@ -201,13 +245,13 @@ func testDelays(t *testing.T, impl Impl) {
 	q.AddAfter("now", 0)
 	wantLen(t, q, 1)
 	wantGet(t, q, "now")
-	c.Step(time.Second - time.Nanosecond)
+	step(c, time.Second-time.Nanosecond)
 	wantLen(t, q, 0)
-	c.Step(time.Nanosecond)
-	waitLen(t, q, c, 1)
+	step(c, time.Nanosecond)
+	wantLen(t, q, 1)
 	wantGet(t, q, "b")
-	c.Step(2 * time.Second) // a and c both due: deadline order
-	waitLen(t, q, c, 2)
+	step(c, 2*time.Second) // a and c both due: deadline order
+	wantLen(t, q, 2)
 	wantGet(t, q, "c")
 	wantGet(t, q, "a")
 }
@@ -218,15 +262,33 @@ func testDelayShortened(t *testing.T, impl Impl) {
 	q.AddAfter("a", time.Second) // shortens
 	q.AddAfter("b", time.Second)
 	q.AddAfter("b", 2*time.Second) // does not lengthen
-	c.Step(time.Second)
-	waitLen(t, q, c, 2)
+	step(c, time.Second)
+	wantLen(t, q, 2)
 	wantGet(t, q, "a")
 	wantGet(t, q, "b")
 	q.Done("a")
 	q.Done("b")
-	c.Step(time.Second) // no second copy of either
+	step(c, time.Second) // no second copy of either
 	q.Add("end")
-	waitLen(t, q, c, 1)
+	wantLen(t, q, 1)
+	wantGet(t, q, "end")
+}
+
+// testHugeDelays: a deadline beyond the clock's range saturates, in
+// client-go (time.Time.Add saturates) as in the adapter: the item is not
+// ready after 1000 hours.
+func testHugeDelays(t *testing.T, impl Impl) {
+	q, c := newQueue(t, impl, nil, "", nil)
+	q.AddAfter("max", math.MaxInt64)
+	q.AddAfter("200y", 200*365*24*time.Hour)
+	q.AddAfter("1h", time.Hour)
+	step(c, 1000*time.Hour)
+	wantLen(t, q, 1)
+	wantGet(t, q, "1h")
+	step(c, 1000*time.Hour)
+	wantLen(t, q, 0)
+	q.Add("end")
+	wantLen(t, q, 1)
 	wantGet(t, q, "end")
 }
 
@@ -234,15 +296,15 @@ func testRateLimited(t *testing.T, impl Impl) {
 	q, c := newQueue(t, impl, impl.Exponential(time.Millisecond, time.Second), "", nil)
 	q.AddRateLimited("a") // 1ms
 	wantLen(t, q, 0)
-	c.Step(time.Millisecond)
-	waitLen(t, q, c, 1)
+	step(c, time.Millisecond)
+	wantLen(t, q, 1)
 	wantGet(t, q, "a")
 	q.AddRateLimited("a") // 2ms, while processing
 	q.Done("a")
-	c.Step(time.Millisecond)
+	step(c, time.Millisecond)
 	wantLen(t, q, 0)
-	c.Step(time.Millisecond)
-	waitLen(t, q, c, 1)
+	step(c, time.Millisecond)
+	wantLen(t, q, 1)
 	wantGet(t, q, "a")
 	if got := q.NumRequeues("a"); got != 2 {
 		t.Fatalf("NumRequeues(a) = %d; want 2", got)
@@ -310,48 +372,8 @@ func testLimiterSequences(t *testing.T, impl Impl) {
 	}
 }
 
-func testMetrics(t *testing.T, impl Impl) {
-	rec := &Recorder{}
-	q, c := newQueue(t, impl, impl.Exponential(time.Second, time.Second), "metrics", rec)
-	q.Add("a")
-	q.Add("b")
-	q.Add("a") // duplicate: not an add
-	check := func(what string, want Snapshot, cmpWork bool) {
-		t.Helper()
-		// actorq records metrics in the queue's goroutine; a Len round
-		// trip makes sure it has applied the caller's calls.
-		q.Len()
-		got := rec.Snapshot()
-		got.Unfinished, got.Longest = 0, 0
-		if !cmpWork {
-			got.Work = nil
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%s: metrics = %+v; want %+v", what, got, want)
-		}
-	}
-	check("after adds", Snapshot{Depth: 2, Adds: 2}, true)
-	c.Step(time.Second)
-	wantGet(t, q, "a")
-	check("after Get", Snapshot{Depth: 1, Adds: 2, Latency: []float64{1}}, true)
-	q.Len() // the queue has settled after the Get
-	c.Step(2 * time.Second)
-	eventually(t, "unfinished work", func() bool {
-		s := rec.Snapshot()
-		return s.Unfinished == 2 && s.Longest == 2
-	})
-	q.Done("a")
-	check("after Done", Snapshot{Depth: 1, Adds: 2, Latency: []float64{1}, Work: []float64{2}}, true)
-	q.AddAfter("c", time.Second)
-	q.AddRateLimited("d")
-	q.AddAfter("e", 0)
-	check("after retries", Snapshot{Depth: 2, Adds: 3, Retries: 3, Latency: []float64{1}, Work: []float64{2}}, true)
-	c.Step(time.Second)
-	eventually(t, "delayed adds", func() bool { return rec.Snapshot().Adds == 5 })
-	wantGet(t, q, "b")
-	check("after delays", Snapshot{Depth: 3, Adds: 5, Retries: 3, Latency: []float64{1, 4}, Work: []float64{2}}, true)
-}
-
+// testDiffDoneOfIdle: difference 1, Done of an item that is not being
+// processed does nothing.
 func testDiffDoneOfIdle(t *testing.T, impl Impl) {
 	q, _ := newQueue(t, impl, nil, "", nil)
 	q.Add("a")
@@ -367,40 +389,46 @@ func testDiffDoneOfIdle(t *testing.T, impl Impl) {
 	wantGet(t, q, "a") // handed out twice while processing
 }
 
+// testDiffAddSupersedesDelay: difference 2, an Add supersedes a pending
+// delay of the same item.
 func testDiffAddSupersedesDelay(t *testing.T, impl Impl) {
 	q, c := newQueue(t, impl, nil, "", nil)
 	q.AddAfter("a", time.Second)
 	q.Add("a")
 	wantGet(t, q, "a")
 	q.Done("a")
-	c.Step(time.Second)
+	step(c, time.Second)
 	if impl.Fixed {
 		q.Add("end")
 		wantLen(t, q, 1) // the delayed copy was dropped
 		wantGet(t, q, "end")
 		return
 	}
-	waitLen(t, q, c, 1) // client-go processes a twice (kubernetes#126027)
+	wantLen(t, q, 1) // client-go processes a twice (kubernetes#126027)
 	wantGet(t, q, "a")
 }
 
+// testDiffAddAfterOfReady: difference 2 again, by the same single
+// de-duplication domain: an AddAfter of an item already ready does nothing.
 func testDiffAddAfterOfReady(t *testing.T, impl Impl) {
 	q, c := newQueue(t, impl, nil, "", nil)
 	q.Add("a")
 	q.AddAfter("a", time.Second) // a is already ready
 	wantGet(t, q, "a")
 	q.Done("a")
-	c.Step(time.Second)
+	step(c, time.Second)
 	if impl.Fixed {
 		q.Add("end")
 		wantLen(t, q, 1)
 		wantGet(t, q, "end")
 		return
 	}
-	waitLen(t, q, c, 1)
+	wantLen(t, q, 1)
 	wantGet(t, q, "a")
 }
 
+// testDiffOverflow: difference 5, the exponential limiter never overflows
+// into a negative delay.
 func testDiffOverflow(t *testing.T, impl Impl) {
 	l := impl.Exponential(time.Nanosecond, math.MaxInt64)
 	got := sequence(l, "x", 65)
@@ -418,63 +446,29 @@ func testDiffOverflow(t *testing.T, impl Impl) {
 	}
 }
 
-func testReAddedAtShutDown(t *testing.T, impl Impl) {
-	q, _ := newQueue(t, impl, nil, "", nil)
-	q.Add("a")
-	wantGet(t, q, "a")
-	q.Add("a") // to run again after Done
-	q.ShutDown()
-	wantShutdown(t, q) // nothing ready: a is processing
-	q.Done("a")
+// testDiffNilLimiter: difference 6, a nil rate limiter means the default
+// controller limiter; client-go's AddRateLimited panics on it.
+func testDiffNilLimiter(t *testing.T, impl Impl) {
+	c := clocktesting.NewFakeClock(start)
+	q := impl.NewQueue(nil, workqueue.TypedRateLimitingQueueConfig[string]{Clock: c})
+	t.Cleanup(q.ShutDown)
+	if !impl.Fixed {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("AddRateLimited with a nil limiter did not panic; client-go's does")
+			}
+		}()
+		q.AddRateLimited("a")
+		return
+	}
+	q.AddRateLimited("a") // the default controller limiter: 5ms first
+	if got := q.NumRequeues("a"); got != 1 {
+		t.Fatalf("NumRequeues(a) = %d; want 1", got)
+	}
+	step(c, 5*time.Millisecond-time.Nanosecond)
+	wantLen(t, q, 0)
+	step(c, time.Nanosecond)
 	wantLen(t, q, 1)
-	wantGet(t, q, "a") // handed out again after its Done
+	wantGet(t, q, "a")
 	q.Done("a")
-	wantShutdown(t, q)
-}
-
-// Concurrency runs producers and consumers in real time and checks that no
-// item is handed to two consumers at once and every added item is
-// processed. It is a stress test for -race.
-func Concurrency(t *testing.T, impl Impl) {
-	q, _ := newQueue(t, impl, nil, "", nil)
-	const producers, consumers, items = 4, 4, 500
-	var mu sync.Mutex
-	busy := map[string]bool{}
-	seen := map[string]bool{}
-	var wg sync.WaitGroup
-	for range consumers {
-		wg.Go(func() {
-			for {
-				item, shutdown := q.Get()
-				if shutdown {
-					return
-				}
-				mu.Lock()
-				if busy[item] {
-					t.Errorf("item %q handed to two consumers", item)
-				}
-				busy[item], seen[item] = true, true
-				mu.Unlock()
-				mu.Lock()
-				busy[item] = false
-				mu.Unlock()
-				q.Done(item)
-			}
-		})
-	}
-	var pg sync.WaitGroup
-	for p := range producers {
-		pg.Go(func() {
-			for i := range items {
-				q.Add(string(rune('a'+p)) + string(rune('0'+i%50)))
-			}
-		})
-	}
-	pg.Wait()
-	eventually(t, "queue empty", func() bool { return q.Len() == 0 })
-	q.ShutDownWithDrain()
-	wg.Wait()
-	if len(seen) != producers*50 {
-		t.Fatalf("processed %d distinct items; want %d", len(seen), producers*50)
-	}
 }

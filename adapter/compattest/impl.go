@@ -3,8 +3,20 @@
 // adapter. Cases are exported because _test.go files cannot be imported,
 // as in testing/fstest.
 //
-// Each case states client-go's behaviour; where the adapter differs on
-// purpose, the case asserts both sides, switched on [Impl.Fixed].
+// Each case states client-go's behaviour and asserts it on every
+// implementation. Where the adapter differs on purpose, and only for the
+// differences listed in DESIGN.md ("Intended differences from client-go"),
+// a case named Diff... asserts both sides, switched on [Impl.Fixed], and
+// names the difference's number on that list.
+//
+// Every case but the limiter sequences runs inside a testing/synctest
+// bubble, queue and FakeClock included. client-go's goroutines (the
+// delaying queue's waiting loop, the metrics ticker) block on channels and
+// conditions made in the bubble, so synctest.Wait tells when they have
+// caught up with a FakeClock step, and a check that something has not
+// happened (a drain still blocked, a gauge not refreshed) is made once
+// every goroutine of the bubble is durably blocked, never after a guess of
+// how long to wait. [Concurrency] runs in real time, for -race.
 package compattest
 
 import (
@@ -27,6 +39,10 @@ type Impl struct {
 
 	// NewQueue returns a rate-limiting queue of strings.
 	NewQueue func(l Limiter, cfg workqueue.TypedRateLimitingQueueConfig[string]) workqueue.TypedRateLimitingInterface[string]
+
+	// NewPlain returns a plain queue of strings (NewTypedWithConfig), the
+	// only constructor that takes a custom storage (cfg.Queue).
+	NewPlain func(cfg workqueue.TypedQueueConfig[string]) workqueue.TypedInterface[string]
 
 	// The limiter constructors, with client-go's names without "Typed".
 	Exponential func(base, max time.Duration) Limiter
