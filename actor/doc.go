@@ -39,10 +39,10 @@
 // starts. It alone touches the queue's state while the queue runs: which
 // items are ready, processing or delayed, the ready order, the deadlines,
 // one timer armed to the earliest of them (an idle queue wakes up for
-// nothing), and the metrics bookkeeping. Callers send it requests on one
-// channel, in batches it serves without blocking: Add, AddAfter, Done and
-// DoneBatch are one-way and wait at most for room in that channel; Len and
-// GetBatch wait for the answer. A caller's calls take effect in the order
+// nothing), and the metrics bookkeeping. Callers put requests in one
+// queue, its inbox, which it serves in rounds without blocking: Add,
+// AddAfter, Done and DoneBatch are one-way and wait at most for room in
+// the inbox; Len and GetBatch wait for the answer. A caller's calls take effect in the order
 // it made them (an Add then a Done of one goroutine are applied in that
 // order), and once Len returns, every earlier call of the caller is
 // applied, its metrics included. Rate limiters run in the caller's

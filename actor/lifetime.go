@@ -22,13 +22,12 @@ import "time"
 func (c *shared[T]) withRest(f func(s *state[T])) {
 	s := <-c.rest
 	defer func() { c.rest <- s }()
-	for served := true; served; {
-		select {
-		case r := <-c.inbox:
-			s.serve(r)
-		default:
-			served = false
+	for {
+		r, ok := c.inbox.take()
+		if !ok {
+			break
 		}
+		s.serve(r)
 	}
 	f(s)
 }

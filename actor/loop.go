@@ -8,18 +8,18 @@ type owner[T comparable] struct {
 	dueAlarm  alarm         // armed to the earliest deadline
 	tickAlarm alarm         // armed to the next refresh of the unfinished-work gauges
 	drain     chan struct{} // c.drain until ShutDownWithDrain is seen, then nil
+	busy      chan struct{} // closed: a select case that is always ready
 	laneOn    bool          // ready items go to the lane for Get
 	wanted    bool          // a Get found the lane empty since the last GetBatch
 }
 
 // loop is the owner goroutine. Each round it applies, without blocking,
-// what callers have already sent (a batch of requests), makes due items
-// ready and hands items to whoever waits for them; then it blocks in one
-// select until the next thing happens. Every channel the owner receives
-// from is in that select, and each is served by one method. Under load the
-// select finds a request at once, and the next round serves the rest of
-// the inbox with plain non-blocking receives, which cost a fraction of a
-// select.
+// what callers have already sent (up to a round of requests), makes due
+// items ready and hands items to whoever waits for them; then, if nothing
+// is left to do, it blocks in one select until the next thing happens.
+// Every channel the owner receives from is in that select, and each is
+// served by one method; requests arrive in the inbox (mailbox.go), which
+// rings the bell only when the owner has said it is about to block.
 //
 // It ends on ShutDown (or when the Queue is dropped), or, once
 // ShutDownWithDrain was called, when nothing is processing; exit then hands
@@ -50,13 +50,20 @@ func (o *owner[T]) wait() (quit bool) {
 	if o.s.isStaged {
 		out = o.c.out
 	}
+	// While requests are waiting the select must not block, but it still
+	// serves every other channel, so that a flood of requests starves no
+	// consumer of the items channel and no timer: the closed channel busy
+	// is always ready.
+	busy := o.busy
+	if o.c.inbox.sleep() {
+		busy = nil
+		defer o.c.inbox.wake()
+	}
 	select {
-	case r := <-o.c.inbox:
-		o.s.serve(r)
+	case <-busy:
+	case <-o.c.bell: // a request, or a Get that found the lane empty
 	case out <- o.s.head:
 		o.s.handedOut()
-	case <-o.c.bell:
-		o.wanted = true // a Get found the lane empty: fill it
 	case <-o.dueAlarm.c:
 		o.dueAlarm.fired()
 	case <-o.tickAlarm.c:
@@ -71,14 +78,18 @@ func (o *owner[T]) wait() (quit bool) {
 }
 
 // serveInbox serves up to n requests that are already waiting, or all of
-// them if n < 0.
+// them if n < 0: those in the ring, then those of senders parked at its
+// gates.
 func (o *owner[T]) serveInbox(n int) {
 	for ; n != 0; n-- {
-		select {
-		case r := <-o.c.inbox:
+		r, ok := o.c.inbox.take()
+		if !ok {
+			if o.c.inbox.admit(max(n, roundSize)) == 0 {
+				break
+			}
+			n++ // admitting is not serving
+		} else {
 			o.s.serve(r)
-		default:
-			return
 		}
 	}
 }
@@ -95,6 +106,10 @@ func (o *owner[T]) handOut() {
 		if s.serveWaiters() > 0 {
 			o.wanted = false // the lane stays empty until a Get finds it so
 		}
+	}
+	if o.c.wantLane.Load() {
+		o.c.wantLane.Store(false)
+		o.wanted = true // a Get found the lane empty: fill it
 	}
 	if o.laneOn {
 		if o.c.itemsUsed.Load() {

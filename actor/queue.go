@@ -31,10 +31,12 @@ type Queue[T comparable] struct {
 // shared is what callers and the owner goroutine share: channels, flags,
 // and settings fixed at New. The owner's own fields are in owner and state.
 type shared[T comparable] struct {
-	inbox chan request[T] // every request, in each caller's order
-	out   chan T          // unbuffered: Items; an item is processing once received
-	lane  chan *slot[T]   // buffered: ready items for Get to claim (lane.go)
-	bell  chan struct{}   // capacity 1: a Get found the lane empty
+	inbox *mailbox[T]   // every request, in each caller's order (mailbox.go)
+	out   chan T        // unbuffered: Items; an item is processing once received
+	lane  chan *slot[T] // buffered: ready items for Get to claim (lane.go)
+	bell  chan struct{} // capacity 1: wakes the owner (the inbox rings it too)
+
+	wantLane atomic.Bool // a Get found the lane empty
 
 	quit  chan struct{}  // closed by ShutDown, or when the Queue is dropped
 	drain chan struct{}  // closed by ShutDownWithDrain
@@ -74,7 +76,6 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 		limiter = ratelimit.DefaultController[T]()
 	}
 	c := &shared[T]{
-		inbox:      make(chan request[T], inboxSize),
 		out:        make(chan T),
 		lane:       make(chan *slot[T], laneSize),
 		bell:       make(chan struct{}, 1),
@@ -88,6 +89,7 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 		checkItems: mayHoldUnhashable(reflect.TypeFor[T]()),
 		seed:       maphash.MakeSeed(),
 	}
+	c.inbox = newMailbox[T](c.bell)
 	m := newMetrics[T](cfg.Name, cfg.MetricsProvider, clock, c.epoch)
 	if m != nil {
 		c.stamp = clock.Now
@@ -102,8 +104,10 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 		c:      c,
 		s:      newState(order, c.filter, m, c.since),
 		drain:  c.drain,
+		busy:   make(chan struct{}),
 		laneOn: laneOn,
 	}
+	close(o.busy)
 	go o.loop()
 	q := &Queue[T]{c: c}
 	if !inBubble() {
@@ -373,9 +377,10 @@ func (c *shared[T]) take(cancel <-chan struct{}) (item T, got, canceled bool) {
 	return item, got, canceled
 }
 
-// wakeOwner rings the bell: it wakes the owner goroutine to fill the lane, unless a wake-up is
-// already pending.
+// wakeOwner asks the owner goroutine to fill the lane and rings its bell,
+// unless a ring is already pending.
 func (c *shared[T]) wakeOwner() {
+	c.wantLane.Store(true)
 	select {
 	case c.bell <- struct{}{}:
 	default:
@@ -424,29 +429,26 @@ func (c *shared[T]) release(w *waiter[T]) {
 }
 
 // send hands r to the owner goroutine. It reports false, without sending,
-// if the owner has ended. The fast path is a plain buffered send; only a
-// full inbox makes it wait, and then only until the owner takes a batch.
+// if the owner has ended. Only a full inbox makes it wait, and then only
+// until the owner takes a round of requests.
 //
 // A request that lands in the inbox as the owner ends may find nobody to
 // take it: the owner serves what it finds after closing done, so if done
 // is closed after the send, the sender serves the inbox itself.
 func (c *shared[T]) send(r request[T]) bool {
-	select {
-	case c.inbox <- r:
-	default:
-		select {
-		case c.inbox <- r:
-		case <-c.done:
-			return false
-		}
+	if !c.inbox.put(r, c.done) {
+		return false
 	}
 	select {
 	case <-c.done:
-		c.withRest(func(*state[T]) {})
+		c.drainRest()
 	default:
 	}
 	return true
 }
+
+// drainRest serves the requests left in the inbox after the owner ended.
+func (c *shared[T]) drainRest() { c.withRest(func(*state[T]) {}) }
 
 // await waits until the request that carried w has been answered, by the
 // owner or, if it ended first, by whichever caller serves what was left in
@@ -455,7 +457,7 @@ func (c *shared[T]) await(w *waiter[T]) {
 	select {
 	case <-w.ready:
 	case <-c.done:
-		c.withRest(func(*state[T]) {})
+		c.drainRest()
 		<-w.ready
 	}
 }

@@ -2,8 +2,8 @@ package actor
 
 import "sync"
 
-// Requests are how callers talk to the owner goroutine: values sent on one
-// buffered channel, the inbox. Add, AddAfter, Done and DoneBatch are one-way;
+// Requests are how callers talk to the owner goroutine: values put in one
+// queue, the inbox (mailbox.go). Add, AddAfter, Done and DoneBatch are one-way;
 // Len, Get (when it cannot use the lane) and GetBatch send a waiter and wait
 // for its answer. Because every request of a caller travels on the same
 // channel, a caller's calls take effect in the order it made them.
@@ -32,8 +32,8 @@ type request[T comparable] struct {
 }
 
 const (
-	// inboxSize is how many requests may be in flight before senders wait
-	// for the owner to take them. It is a hand-over buffer, not storage:
+	// inboxSize is how many adds may be in flight before their senders
+	// wait for the owner to take them. It is a hand-over buffer, not storage:
 	// the owner moves requests into its own unbounded state in batches.
 	//
 	// It is small on purpose. When the owner's thread loses its CPU to a
@@ -45,6 +45,10 @@ const (
 	// it was 0.9-1.3 ms and with 64 0.4 ms, with no measurable change in
 	// pipeline throughput (bench/RESULTS.md).
 	inboxSize = 64
+	// mailboxSize is the inbox's capacity: requests that add items may
+	// fill inboxSize cells, and the rest stay free for the calls of
+	// consumers, so that a Done seldom waits behind a flood of adds.
+	mailboxSize = 4 * inboxSize
 	// roundSize bounds the requests the owner serves in one round, so that
 	// consumers and due timers are served between rounds however long the
 	// flood.

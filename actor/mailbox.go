@@ -1,0 +1,214 @@
+package actor
+
+import (
+	"runtime"
+	"sync/atomic"
+)
+
+// mailbox is the inbox: a bounded queue of requests with many senders and
+// one receiver, the owner goroutine. Every request of every caller goes
+// through it in one order, so a caller's calls take effect in the order it
+// made them, whatever their kind.
+//
+// It is a ring of cells in the manner of Dmitry Vyukov's bounded queue: a
+// sender takes the next ticket by compare-and-swap on tail, writes its
+// request into the ticket's cell and publishes it by storing the cell's
+// sequence number; the owner takes cells in ticket order and frees each by
+// advancing its sequence a lap. No lock is taken on either side, so
+// producers, consumers finishing their items and the owner do not queue
+// behind one lock, as they would on a channel.
+//
+// Blocking happens only on channels, which testing/synctest sees as
+// durably blocked. The owner, before it blocks, says so (sleeping) and
+// looks once more; a sender that publishes while the owner sleeps rings
+// its bell. A sender that finds no room says so (waiting) and parks on an
+// unbuffered channel, its gate, with its request; the owner receives the
+// parked requests straight from the gates, so that under a flood it takes
+// many requests per round without waiting for each parked sender to run,
+// as a channel's receiver would, and hands each out in its place in the
+// order (see parked).
+type mailbox[T comparable] struct {
+	tail atomic.Uint64 // the next ticket
+	_    [56]byte      // keep tail's cache line to the senders
+	head uint64        // owner only: the next ticket to take
+	_    [56]byte
+
+	cells [mailboxSize]cell[T]
+
+	sleeping atomic.Bool   // the owner is about to block, or blocked
+	bell     chan struct{} // capacity 1: wakes the owner
+
+	// Senders waiting for room, adds and the others apart, since they
+	// have room at different fills.
+	adds, others gate[T]
+	held         []parked[T] // owner only: received at a gate, in fence order, not yet taken
+}
+
+// gate is where senders that found no room park, handing their request
+// to the owner directly: an unbuffered channel, and how many senders said
+// they wait.
+type gate[T comparable] struct {
+	waiting atomic.Int32
+	c       chan parked[T]
+}
+
+// parked is a request handed over at a gate. Its place in the order of
+// requests is just before ticket fence: the sender read tail before it
+// parked, so its earlier requests all have smaller tickets, and its later
+// ones, put after the owner received this one, larger or equal ones.
+type parked[T comparable] struct {
+	r     request[T]
+	fence uint64
+}
+
+// cell is one slot of the ring. seq is the ticket the cell is free for
+// (ticket: a sender may write it), or that ticket plus one once the
+// request is written (the owner may take it).
+type cell[T comparable] struct {
+	seq atomic.Uint64
+	r   request[T]
+}
+
+func newMailbox[T comparable](bell chan struct{}) *mailbox[T] {
+	m := &mailbox[T]{bell: bell, adds: gate[T]{c: make(chan parked[T])}, others: gate[T]{c: make(chan parked[T])}}
+	for i := range m.cells {
+		m.cells[i].seq.Store(uint64(i))
+	}
+	return m
+}
+
+// tryPut adds r unless there is no room for it. Any goroutine may call it.
+// An add (of an item) may fill only inboxSize cells, so that the other
+// cells stay free for the calls of consumers (Done, Get, Len), which then
+// seldom wait behind a flood of producers.
+func (m *mailbox[T]) tryPut(r request[T]) bool {
+	limit := uint64(mailboxSize)
+	if r.op <= opAddAt {
+		limit = inboxSize
+	}
+	for {
+		t := m.tail.Load()
+		// Fewer than limit requests are waiting once the owner has taken
+		// ticket t-limit, which moved that cell's sequence a lap on.
+		if t >= limit && m.cells[(t-limit)%mailboxSize].seq.Load() < t-limit+mailboxSize {
+			return false
+		}
+		c := &m.cells[t%mailboxSize]
+		if c.seq.Load() != t {
+			if c.seq.Load() < t {
+				return false // the cell still holds a request of the last lap
+			}
+			continue // another sender took the ticket
+		}
+		if !m.tail.CompareAndSwap(t, t+1) {
+			continue
+		}
+		c.r = r
+		c.seq.Store(t + 1)
+		if m.sleeping.Load() && m.sleeping.CompareAndSwap(true, false) {
+			select {
+			case m.bell <- struct{}{}:
+			default:
+			}
+		}
+		return true
+	}
+}
+
+// put adds r, waiting for room if there is none. It reports false, without
+// adding r, if done is closed first.
+func (m *mailbox[T]) put(r request[T], done <-chan struct{}) bool {
+	g := &m.others
+	if r.op <= opAddAt {
+		g = &m.adds
+	}
+	for !m.tryPut(r) {
+		g.waiting.Add(1)
+		if m.tryPut(r) { // the owner may have made room before it saw us
+			g.waiting.Add(-1)
+			return true
+		}
+		select {
+		case g.c <- parked[T]{r, m.tail.Load()}: // the owner took it
+			g.waiting.Add(-1)
+			return true
+		case <-done:
+			g.waiting.Add(-1)
+			return false
+		}
+	}
+	return true
+}
+
+// take removes the next request, if one is there: a request received at a
+// gate whose place has come, or else the ring's next. Owner only (or,
+// after the owner ended, the caller holding the state).
+func (m *mailbox[T]) take() (r request[T], ok bool) {
+	if len(m.held) > 0 && m.held[0].fence <= m.head {
+		r = m.held[0].r
+		m.held[0] = parked[T]{}
+		m.held = m.held[1:]
+		return r, true
+	}
+	c := &m.cells[m.head%mailboxSize]
+	if c.seq.Load() != m.head+1 {
+		return r, false // empty, or the next sender has not finished writing
+	}
+	r = c.r
+	c.r = request[T]{} // let the collector have what the request points to
+	c.seq.Store(m.head + mailboxSize)
+	m.head++
+	return r, true
+}
+
+// admit receives up to n requests from senders parked at the gates, and
+// reports how many. take hands each out in its place. A sender that has
+// said it waits but is not parked yet is left for the owner's next round:
+// sleep does not let the owner block meanwhile.
+func (m *mailbox[T]) admit(n int) int {
+	took := 0
+	for _, g := range [...]*gate[T]{&m.others, &m.adds} {
+		for took < n && g.waiting.Load() > 0 {
+			select {
+			case p := <-g.c:
+				i := len(m.held)
+				m.held = append(m.held, p)
+				for ; i > 0 && m.held[i-1].fence > p.fence; i-- {
+					m.held[i] = m.held[i-1]
+				}
+				m.held[i] = p
+				took++
+				continue
+			default:
+			}
+			break
+		}
+	}
+	return took
+}
+
+// waiting reports whether a sender waits at a gate.
+func (m *mailbox[T]) waiting() bool {
+	return m.adds.waiting.Load() > 0 || m.others.waiting.Load() > 0
+}
+
+// sleep tells senders that the owner is about to block, and reports
+// whether it may: false if a request arrived meanwhile, or a sender waits
+// at a gate (it is parked, or about to park, and the owner admits it on
+// its next round). After it returns true, a sender rings the bell;
+// the owner calls wake once it runs again.
+func (m *mailbox[T]) sleep() bool {
+	m.sleeping.Store(true)
+	c := &m.cells[m.head%mailboxSize]
+	if c.seq.Load() == m.head+1 || len(m.held) > 0 && m.held[0].fence <= m.head || m.waiting() {
+		m.sleeping.Store(false)
+		if c.seq.Load() != m.head+1 {
+			runtime.Gosched() // let the waiting sender park
+		}
+		return false
+	}
+	return true
+}
+
+// wake clears the sleeping flag once the owner runs again.
+func (m *mailbox[T]) wake() { m.sleeping.Store(false) }
