@@ -115,6 +115,13 @@ type metrics[T comparable] struct {
 	retries        CounterMetric
 	delayed        SettableGaugeMetric
 
+	// at is the instant of the event being applied: the caller's clock
+	// reading when it made the call (requests carry it), or the owner's
+	// for events of its own (a deadline passing, a hand-out to a waiting
+	// call). Metrics then show client-go's values, which stamp each call
+	// when it is made, however late the owner applies it.
+	at time.Time
+
 	addTimes   map[T]time.Time // when each waiting item became ready
 	startTimes map[T]time.Time // when each processing item was handed out
 	owed       bool            // a refresh is due at next: something processed since the last
@@ -154,12 +161,20 @@ func newMetrics[T comparable](name string, p MetricsProvider, clock Clock, epoch
 	return m
 }
 
-// now reads the clock, or returns the zero time when metrics are off.
-func (m *metrics[T]) now() time.Time {
-	if m == nil {
-		return time.Time{}
+// stampAt sets the instant of the events about to be applied to the
+// caller's reading of the clock, in nanoseconds since the epoch.
+func (m *metrics[T]) stampAt(since int64) {
+	if m != nil {
+		m.at = m.epoch.Add(time.Duration(since))
 	}
-	return m.clock.Now()
+}
+
+// stampNow sets the instant of the events about to be applied to now: the
+// owner's own events, and the calls applied directly after it ended.
+func (m *metrics[T]) stampNow() {
+	if m != nil {
+		m.at = m.clock.Now()
+	}
 }
 
 func (m *metrics[T]) add(item T) {
@@ -169,7 +184,7 @@ func (m *metrics[T]) add(item T) {
 	m.adds.Inc()
 	m.depth.Inc()
 	if _, ok := m.addTimes[item]; !ok {
-		m.addTimes[item] = m.clock.Now()
+		m.addTimes[item] = m.at
 	}
 }
 
@@ -198,7 +213,7 @@ func (m *metrics[T]) done(item T) {
 		return
 	}
 	if t, ok := m.startTimes[item]; ok {
-		m.workDuration.Observe(m.clock.Now().Sub(t).Seconds())
+		m.workDuration.Observe(m.at.Sub(t).Seconds())
 		delete(m.startTimes, item)
 	}
 }

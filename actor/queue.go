@@ -129,6 +129,15 @@ func newOrder[T comparable](storage Storage[T]) (readyOrder[T], *filter[T]) {
 // since returns the queue's clock reading in nanoseconds since its epoch.
 func (c *shared[T]) since() int64 { return int64(c.clock.Now().Sub(c.epoch)) }
 
+// callTime returns the clock reading a request carries for the metrics
+// (see metrics.at), or 0 when the queue records no metrics.
+func (c *shared[T]) callTime() int64 {
+	if c.stamp == nil {
+		return 0
+	}
+	return c.since()
+}
+
 // Add marks item as needing processing. It never waits for the owner
 // goroutine to act and blocks only while the inbox is full, until the
 // owner takes a batch. If item is already waiting to be handed out, Add
@@ -150,7 +159,7 @@ func (q *Queue[T]) Add(item T) {
 	if c.filter != nil && c.filter.skip(item) {
 		return // a duplicate: see filter.go
 	}
-	c.send(request[T]{op: opAdd, item: item})
+	c.send(request[T]{op: opAdd, item: item, at: c.callTime()})
 }
 
 // AddAfter adds item after the delay d, measured on the queue's clock. A d
@@ -170,7 +179,7 @@ func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 		return
 	}
 	if d <= 0 {
-		c.send(request[T]{op: opRetry, item: item})
+		c.send(request[T]{op: opRetry, item: item, at: c.callTime()})
 		return
 	}
 	c.send(request[T]{op: opAddAt, item: item, at: deadlineAfter(c.since(), d)})
@@ -289,8 +298,11 @@ func (q *Queue[T]) Done(item T) {
 	if c.checkItems {
 		c.mustHash(item)
 	}
-	if !c.send(request[T]{op: opDone, item: item}) {
-		c.withRest(func(s *state[T]) { s.done(item) })
+	if !c.send(request[T]{op: opDone, item: item, at: c.callTime()}) {
+		c.withRest(func(s *state[T]) {
+			s.m.stampNow()
+			s.done(item)
+		})
 	}
 }
 
@@ -313,8 +325,9 @@ func (q *Queue[T]) DoneBatch(items []T) {
 		l = &doneList[T]{home: &c.doneLists}
 	}
 	l.items = append(l.items, items...)
-	if !c.send(request[T]{op: opDones, dones: l}) {
+	if !c.send(request[T]{op: opDones, dones: l, at: c.callTime()}) {
 		c.withRest(func(s *state[T]) {
+			s.m.stampNow()
 			for _, item := range items {
 				s.done(item)
 			}
@@ -397,8 +410,9 @@ func (c *shared[T]) ask(buf []T, cancel <-chan struct{}) *waiter[T] {
 	if buf == nil {
 		w.items = w.one[:0]
 	}
-	if !c.send(request[T]{op: opGet, w: w}) {
-		c.withRest(func(s *state[T]) { s.serve(request[T]{op: opGet, w: w}) })
+	r := request[T]{op: opGet, w: w, at: c.callTime()}
+	if !c.send(r) {
+		c.withRest(func(s *state[T]) { s.serve(r) })
 		<-w.ready
 		return w
 	}

@@ -26,7 +26,7 @@ const (
 type request[T comparable] struct {
 	op    op
 	item  T
-	at    int64        // opAddAt: the deadline, in nanoseconds since the queue's epoch
+	at    int64        // opAddAt: the deadline; others, with metrics: the caller's clock reading (both in nanoseconds since the epoch)
 	dones *doneList[T] // opDones: a copy of the items
 	w     *waiter[T]   // opLen, opGet, opCancel
 }
@@ -58,6 +58,9 @@ const (
 // serve applies one request. The owner goroutine calls it, and so do
 // callers for requests still in the inbox after the owner ended.
 func (s *state[T]) serve(r request[T]) {
+	if r.op != opAddAt {
+		s.m.stampAt(r.at)
+	}
 	switch r.op {
 	case opAdd:
 		s.add(r.item)

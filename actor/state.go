@@ -1,7 +1,5 @@
 package actor
 
-import "time"
-
 // itemState is where an item is. Every item a queue knows is in exactly one
 // state, stored in its entry; an item the queue does not know is absent.
 //
@@ -211,6 +209,7 @@ func (s *state[T]) addAt(item T, at int64) {
 // due makes ready every delayed item whose deadline is at or before now.
 func (s *state[T]) due(now int64) {
 	n := s.delays.len()
+	s.m.stampAt(now)
 	for {
 		item, ok := s.delays.popDue(now)
 		if !ok {
@@ -286,13 +285,17 @@ func (s *state[T]) handedOut() {
 	item := s.head
 	var zero T
 	s.head, s.isStaged = zero, false
-	s.start(item, s.items[item], s.m.now())
+	s.m.stampNow()
+	s.start(item, s.items[item])
 }
 
-// start makes a ready or staged item processing: it was handed out at at.
-func (s *state[T]) start(item T, e entry, at time.Time) {
+// start makes a ready or staged item processing, handed out at the
+// instant of the event being applied.
+func (s *state[T]) start(item T, e entry) {
 	s.nproc++
-	s.m.get(item, at)
+	if s.m != nil {
+		s.m.get(item, s.m.at)
+	}
 	s.set(item, e, processing)
 }
 

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 )
 
 // verify checks the state's invariants; it runs after every step.
@@ -155,7 +154,7 @@ func (s *state[T]) leftovers() []T {
 		if !ok {
 			return out
 		}
-		s.start(item, e, time.Time{})
+		s.start(item, e)
 		out = append(out, item)
 	}
 }

@@ -23,7 +23,8 @@ func newWaiter[T comparable]() *waiter[T] { return &waiter[T]{ready: make(chan s
 func (w *waiter[T]) answer() { w.ready <- struct{}{} }
 
 // serveWaiters hands ready items to the waiting calls, oldest call first,
-// each as many as it asked for, and returns how many it handed out. Once
+// each as many as it asked for, and returns how many it handed out, at
+// the instant of the event being applied (see metrics.at). Once
 // shutdown has begun, a call that finds nothing ready is answered at once
 // with shutdown: it never waits for a drain to finish.
 func (s *state[T]) serveWaiters() int {
@@ -32,14 +33,13 @@ func (s *state[T]) serveWaiters() int {
 	}
 	s.unstage() // the staged item is the oldest ready one
 	n, served := 0, 0
-	now := s.m.now()
 	for _, w := range s.waiting {
 		for len(w.items) < cap(w.items) {
 			item, e, ok := s.next()
 			if !ok {
 				break
 			}
-			s.start(item, e, now)
+			s.start(item, e)
 			w.items = append(w.items, item)
 			n++
 		}

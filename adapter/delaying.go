@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"sync"
 	"time"
 
 	"k8s.io/client-go/util/workqueue"
@@ -10,7 +11,16 @@ import (
 // delaying is the delaying queue: a Typed with AddAfter. It has no
 // AddRateLimited, so a type assertion to a rate-limiting interface fails as
 // it does on client-go's delaying queue.
-type delaying[T comparable] struct{ Typed[T] }
+type delaying[T comparable] struct {
+	Typed[T]
+	shutDownOnce sync.Once
+}
+
+// ShutDown stops the queue like [Typed.ShutDown], once: as with client-go's
+// delaying queue, whose ShutDown acts only on its first call, a later call
+// does nothing (in particular it does not end a ShutDownWithDrain begun
+// after the first).
+func (q *delaying[T]) ShutDown() { q.shutDownOnce.Do(q.Typed.ShutDown) }
 
 // AddAfter adds item once duration has passed on the queue's clock; a
 // duration of zero or less adds it at once. It never blocks for long. An
@@ -47,7 +57,7 @@ func NewTypedDelayingQueueWithConfig[T comparable](config TypedDelayingQueueConf
 	if config.Queue != nil {
 		return workqueue.NewTypedDelayingQueueWithConfig(config)
 	}
-	return &delaying[T]{Typed[T]{q: newActor[T](config.Name, config.MetricsProvider, config.Clock, nil, nil)}}
+	return &delaying[T]{Typed: Typed[T]{q: newActor[T](config.Name, config.MetricsProvider, config.Clock, nil, nil)}}
 }
 
 // NewDelayingQueue returns a new untyped delaying queue with no metrics.

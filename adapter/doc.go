@@ -22,36 +22,41 @@
 //     processed once, and an item is never processed by two workers at once.
 //   - Re-adding while processing: an item added while it is processed is
 //     handed out again after Done.
-//   - Shutdown: after ShutDown, Get returns the items still queued, then
-//     reports shutdown.
+//   - Shutdown: once shutting down (after ShutDown, or during
+//     ShutDownWithDrain), Get returns the items still ready and then
+//     reports shutdown at once, even while others are processing; an item
+//     added again while processing is handed out after its Done, whenever
+//     that comes. ShutDownWithDrain returns once nothing is processing.
 //
 // # Intended differences
 //
-// These fixes are the only intended behaviour differences from client-go;
-// the compatibility tests assert each one against both implementations:
+// These are the only intended differences from client-go, numbered as in
+// the project's design contract; the compatibility tests assert each one
+// against both implementations, and client-go's own workqueue tests pass
+// against this package (see upstream_test.go for the few that need
+// client-go's internals):
 //
-//   - No goroutine is left after ShutDown. ShutDown and ShutDownWithDrain
+//  1. Done of an item that is not being processed does nothing. client-go
+//     queues the item a second time if it is waiting, so it is handed out
+//     twice (kubernetes/kubernetes#79934, closed as misuse).
+//  2. An Add supersedes a pending delay of the same item: one
+//     de-duplication domain spans ready, delayed and processing items, so
+//     an AddAfter of an item that is already ready (or added again while
+//     processing) does nothing too. client-go keeps both copies and
+//     processes the item twice (kubernetes/kubernetes#126027,
+//     kubernetes/kubernetes#110642). controller-runtime's priority queue
+//     behaves like the adapter.
+//  3. AddAfter never waits behind pending delays. client-go hands each
+//     delayed item to its waiting loop over a channel of 1000 slots, so a
+//     burst of AddAfter calls blocks the producers until the loop has
+//     pushed the items ahead of them onto its heap; here a request waits at
+//     most for the queue's goroutine to take it.
+//  4. No goroutine is left after ShutDown. ShutDown and ShutDownWithDrain
 //     return once the queue's only goroutine has ended. client-go's
 //     delaying queue returns while its waitingLoop may still run
 //     (kubernetes/kubernetes#134323; the plain queue was fixed in
 //     kubernetes/kubernetes#135072).
-//   - AddAfter never waits behind pending delays. client-go hands each
-//     delayed item to its waiting loop over a channel of 1000 slots, so a
-//     burst of AddAfter calls blocks the producers until the loop has
-//     pushed the items ahead of them onto its heap; here a request waits at
-//     most for the owner goroutine to take it (it takes up to 64 at a time
-//     and keeps the delays in its own unbounded state).
-//   - Done of an item that is not being processed does nothing. client-go
-//     queues the item a second time if it is waiting, so it is handed out
-//     twice (kubernetes/kubernetes#79934, closed as misuse).
-//   - One de-duplication domain spans ready, delayed and processing items.
-//     An Add of an item waiting on an AddAfter makes it ready now and drops
-//     the delay; an AddAfter of an item that is already ready (or added
-//     again while processing) does nothing. client-go keeps both copies and
-//     processes the item twice (kubernetes/kubernetes#126027,
-//     kubernetes/kubernetes#110642). controller-runtime's priority queue
-//     behaves like the adapter.
-//   - Rate limiter delays are never negative. client-go's exponential
+//  5. Rate limiter delays are never negative. client-go's exponential
 //     limiter computes baseDelay*2^n in float64 and converts it to a
 //     Duration; at exactly 2^63 nanoseconds the overflow guard added in
 //     kubernetes/kubernetes#31396 lets it through and the delay becomes
@@ -59,6 +64,21 @@
 //     maximum), so the item is retried at once, forever. Negative
 //     constructor arguments are taken as 0, and nil limiters in a max-of
 //     limiter are skipped instead of panicking.
+//  6. A nil rate limiter means [DefaultTypedControllerRateLimiter]
+//     (client-go panics on the first AddRateLimited).
+//  7. Metrics are recorded by the queue's goroutine: they reflect a call
+//     once that goroutine has applied it, which Len returning guarantees
+//     (read metrics after a Len in tests). Values, including the time
+//     stamps of each call, and update instants are client-go's.
+//  8. A worker's own Add of an item that is ready, made just before its Get
+//     takes that item, may be applied after the hand-out: the item then
+//     runs once more after Done (never concurrently, never lost).
+//  9. Additions: [Extras].
+//
+// One more follows from the design contract's rule that every caller of
+// ShutDownWithDrain returns once nothing is processing: client-go's Done
+// wakes one waiter of its condition variable, so of several concurrent
+// ShutDownWithDrain calls only one returns before a ShutDown.
 //
 // An untyped queue given an item that cannot be a map key panics in the
 // caller's goroutine, naming the type, on every method, and keeps working;

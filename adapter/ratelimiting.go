@@ -26,8 +26,23 @@ func NewTypedRateLimitingQueueWithConfig[T comparable](rateLimiter TypedRateLimi
 	if config.DelayingQueue != nil {
 		return withLimiter(config.DelayingQueue, rateLimiter)
 	}
-	return newActor[T](config.Name, config.MetricsProvider, config.Clock, nil, rateLimiter)
+	return &rateLimiting[T]{delaying: delaying[T]{Typed: Typed[T]{q: newActor[T](config.Name, config.MetricsProvider, config.Clock, nil, rateLimiter)}}}
 }
+
+// rateLimiting is the rate-limiting queue: a delaying queue with the rate
+// limiter of its actor queue. Like client-go's, it shuts down once.
+type rateLimiting[T comparable] struct{ delaying[T] }
+
+// AddRateLimited adds item after the delay the rate limiter gives, computed
+// in the caller's goroutine. As in client-go, the limiter is asked even
+// after ShutDown.
+func (q *rateLimiting[T]) AddRateLimited(item T) { q.q.AddRateLimited(item) }
+
+// Forget makes the rate limiter forget item's failures.
+func (q *rateLimiting[T]) Forget(item T) { q.q.Forget(item) }
+
+// NumRequeues returns how many failures the rate limiter has recorded.
+func (q *rateLimiting[T]) NumRequeues(item T) int { return q.q.NumRequeues(item) }
 
 // NewRateLimitingQueue returns a new untyped rate-limiting queue with no
 // metrics.
