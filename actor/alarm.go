@@ -1,6 +1,9 @@
 package actor
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // alarm is one of the owner goroutine's two timers: one armed to the
 // earliest deadline, one to the next refresh of the unfinished-work gauges.
@@ -22,6 +25,9 @@ type alarm struct {
 // clock's lock) would otherwise block on the next firing.
 func (a *alarm) set(clock Clock, at, now int64) {
 	d := time.Duration(at - now)
+	if at > now && d < 0 { // beyond the range of a Duration: wait as long as one can
+		d = math.MaxInt64
+	}
 	if a.t == nil {
 		a.t = clock.NewTimer(d)
 		a.c = a.t.C()

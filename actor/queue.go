@@ -187,7 +187,7 @@ func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 
 // deadlineAfter returns now+d, saturating at the largest deadline.
 func deadlineAfter(now int64, d time.Duration) int64 {
-	if int64(d) > math.MaxInt64-now {
+	if now > 0 && int64(d) > math.MaxInt64-now {
 		return math.MaxInt64
 	}
 	return now + int64(d)
