@@ -103,3 +103,88 @@ func (l *doneList[T]) recycle() {
 	l.items = l.items[:0]
 	l.home.Put(l)
 }
+
+// callTime returns the clock reading a request carries for the metrics
+// (see metrics.at), or 0 when the queue records no metrics.
+func (c *shared[T]) callTime() int64 {
+	if c.stamp == nil {
+		return 0
+	}
+	return c.since()
+}
+
+// ask sends a waiter for up to cap(buf) items (a Get's one, if buf is nil)
+// and returns it answered. If cancel is closed first, it withdraws the
+// waiter, which is then answered either as canceled or, if items were
+// handed to it first, with them.
+func (c *shared[T]) ask(buf []T, cancel <-chan struct{}) *waiter[T] {
+	w := c.waiter()
+	w.items = buf
+	if buf == nil {
+		w.items = w.one[:0]
+	}
+	r := request[T]{op: opGet, w: w, at: c.callTime()}
+	if !c.send(r) {
+		c.withRest(func(s *state[T]) { s.serve(r) })
+		<-w.ready
+		return w
+	}
+	select {
+	case <-w.ready:
+		return w
+	case <-cancel:
+		c.send(request[T]{op: opCancel, w: w}) // if the owner has ended, it answered w
+	case <-c.done:
+	}
+	c.await(w)
+	return w
+}
+
+// waiter returns a waiter from the pool.
+func (c *shared[T]) waiter() *waiter[T] {
+	if w, ok := c.waiters.Get().(*waiter[T]); ok {
+		return w
+	}
+	return newWaiter[T]()
+}
+
+// release returns an answered waiter to the pool.
+func (c *shared[T]) release(w *waiter[T]) {
+	var zero T
+	w.items, w.one[0], w.n, w.shutdown, w.canceled = nil, zero, 0, false, false
+	c.waiters.Put(w)
+}
+
+// send hands r to the owner goroutine. It reports false, without sending,
+// if the owner has ended. Only a full inbox makes it wait, and then only
+// until the owner takes a round of requests.
+//
+// A request that lands in the inbox as the owner ends may find nobody to
+// take it: the owner serves what it finds after closing done, so if done
+// is closed after the send, the sender serves the inbox itself.
+func (c *shared[T]) send(r request[T]) bool {
+	if !c.inbox.put(r, c.done) {
+		return false
+	}
+	select {
+	case <-c.done:
+		c.drainRest()
+	default:
+	}
+	return true
+}
+
+// drainRest serves the requests left in the inbox after the owner ended.
+func (c *shared[T]) drainRest() { c.withRest(func(*state[T]) {}) }
+
+// await waits until the request that carried w has been answered, by the
+// owner or, if it ended first, by whichever caller serves what was left in
+// the inbox (withRest does, so await does it if nobody has).
+func (c *shared[T]) await(w *waiter[T]) {
+	select {
+	case <-w.ready:
+	case <-c.done:
+		c.drainRest()
+		<-w.ready
+	}
+}
