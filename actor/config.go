@@ -29,6 +29,30 @@ type Config[T comparable] struct {
 	// every item through its owner goroutine: Get makes a round trip to
 	// it, and every duplicate Add reaches it.
 	Storage Storage[T]
+
+	// Fairness, if set, returns an item's fairness keys, outermost first
+	// (a tenant, then a namespace, say): within a priority, hand-out goes
+	// round-robin across the first-level keys, then across the second
+	// level within each, and so on, and is first in, first out within one
+	// key. It is called in the goroutine of the call that adds the item,
+	// once per add that reaches the owner goroutine (duplicate Adds are
+	// filtered before), and must be safe for concurrent use and return the
+	// same keys for the same item. A key with nothing ready costs nothing.
+	// Nil means no fairness. It is ignored with a custom Storage.
+	Fairness func(T) []string
+
+	// StarvationBound, if positive, bounds how long a ready item can be
+	// passed over by items of higher priorities: once an item has waited
+	// that long, it is handed out before every item of a higher priority
+	// (those that have waited longer still go first). Zero, the default,
+	// means strict priorities, as in controller-runtime. It is ignored
+	// with a custom Storage.
+	StarvationBound time.Duration
+
+	// Requeue says where an item added again while it was being
+	// processed takes its place: RequeueAtDone (client-go's rule, the
+	// default) or RequeueAtAdd (controller-runtime's).
+	Requeue Requeue
 }
 
 // A RateLimiter tells how long an item should wait before it is retried.

@@ -34,10 +34,16 @@ import (
 // round, so the depth, queue latency and work duration are those of the
 // claim, recorded as soon as the owner runs.
 //
-// The lane is off for good, and its channel closed, once Items is called,
-// once shutdown begins, and from the start with a custom Storage (which
-// must see each Pop when a consumer asks). A consumer that finds it closed
-// asks the owner instead (see Queue.Get).
+// The lane offers items in first-in-first-out order only: everything that
+// becomes ready later goes behind what it offers, so a consumer that takes
+// from it never passes over an item its own earlier calls made ready. So it
+// is off for good, and its channel closed, once an item has a priority
+// other than 0 (AddWithOpts says so before it sends, so the caller's next
+// Get asks the owner), and from the start with fairness, a starvation
+// bound or RequeueAtAdd; also once Items is called, once shutdown begins,
+// and from the start with a custom Storage (which must see each Pop when a
+// consumer asks). A consumer that finds it off asks the owner instead (see
+// Queue.Get).
 
 // laneSize is how many ready items the owner keeps offered in the lane.
 const laneSize = 256
@@ -53,6 +59,7 @@ const (
 // slotClaimed, or after receiving the slot back itself.
 type slot[T comparable] struct {
 	item  T
+	place place        // the item's place in the ready order, for GetWithPriority and taking it back
 	hot   *hotEntry[T] // the item's filter entry, whose flag the claim clears
 	at    time.Time    // with metrics: the consumer's clock reading at its claim
 	state atomic.Uint32
@@ -61,12 +68,12 @@ type slot[T comparable] struct {
 }
 
 // claim is called by the consumer that received sl from the lane. It marks
-// sl claimed and returns its item. If the item has a filter entry, claim
+// sl claimed and returns its item and the item's priority. If the item has a filter entry, claim
 // first clears its flag (filter.go), so the claim is one atomic store, or
 // two for an item added while it waited. Everything the consumer writes to
 // sl comes before the claim store, since the owner may reuse sl after it.
-func (sl *slot[T]) claim(now func() time.Time) T {
-	item := sl.item
+func (sl *slot[T]) claim(now func() time.Time) (T, int) {
+	item, prio := sl.item, sl.place.prio
 	if now != nil {
 		sl.at = now()
 	}
@@ -74,7 +81,7 @@ func (sl *slot[T]) claim(now func() time.Time) T {
 		sl.hot.noop.Store(false) // before the item is processing
 	}
 	sl.state.Store(slotClaimed)
-	return item
+	return item, prio
 }
 
 // slots are the lane's slots, owned by the owner goroutine.
@@ -92,8 +99,9 @@ type sent struct {
 	idx, gen uint32
 }
 
-// take fills a free slot with item and returns it with its index.
-func (l *slots[T]) take(item T, hot *hotEntry[T], ordered bool) (uint32, *slot[T]) {
+// take fills a free slot with item, at place p, and returns it with its
+// index.
+func (l *slots[T]) take(item T, hot *hotEntry[T], p place, ordered bool) (uint32, *slot[T]) {
 	var idx uint32
 	if n := len(l.free); n > 0 {
 		idx = l.free[n-1]
@@ -103,7 +111,7 @@ func (l *slots[T]) take(item T, hot *hotEntry[T], ordered bool) (uint32, *slot[T
 		l.all = append(l.all, new(slot[T]))
 	}
 	sl := l.all[idx]
-	sl.item, sl.hot, sl.used = item, hot, true
+	sl.item, sl.place, sl.hot, sl.used = item, p, hot, true
 	sl.gen++
 	sl.state.Store(slotOffered)
 	l.inUse++
@@ -124,7 +132,7 @@ func (l *slots[T]) release(idx uint32) time.Time {
 	var zero T
 	sl := l.all[idx]
 	at := sl.at
-	sl.item, sl.hot, sl.used, sl.at = zero, nil, false, time.Time{}
+	sl.item, sl.place, sl.hot, sl.used, sl.at = zero, place{}, nil, false, time.Time{}
 	l.free = append(l.free, idx)
 	l.inUse--
 	return at

@@ -99,6 +99,10 @@ func (o *owner[T]) serveInbox(n int) {
 // channel if Items was called.
 func (o *owner[T]) handOut() {
 	s := o.s
+	if s.preempt { // something ready goes before the staged item
+		s.preempt = false
+		s.unstage()
+	}
 	if len(s.waiting) > 0 {
 		if o.laneOn && s.lane.inUse > 0 {
 			o.reclaimLane() // offered items are older than the rest
@@ -112,7 +116,7 @@ func (o *owner[T]) handOut() {
 		o.wanted = true // a Get found the lane empty: fill it
 	}
 	if o.laneOn {
-		if o.c.itemsUsed.Load() {
+		if o.c.noLane.Load() {
 			o.laneOff()
 		} else if o.wanted {
 			o.fillLane()

@@ -66,6 +66,20 @@ type DelayedMetricsProvider interface {
 	NewDelayedMetric(name string) SettableGaugeMetric
 }
 
+// PriorityMetricsProvider is implemented by a [MetricsProvider] whose
+// depth metric has a priority label, as controller-runtime's has. A queue
+// with such a provider records its depth there, by priority, instead of in
+// NewDepthMetric's.
+type PriorityMetricsProvider interface {
+	NewDepthMetricWithPriority(name string) PriorityGaugeMetric
+}
+
+// PriorityGaugeMetric is a gauge by priority that goes up and down by one.
+type PriorityGaugeMetric interface {
+	Inc(priority int)
+	Dec(priority int)
+}
+
 var global struct {
 	once sync.Once
 	p    atomic.Pointer[MetricsProvider]
@@ -107,6 +121,7 @@ type metrics[T comparable] struct {
 	epoch time.Time // the queue's creation: refreshes are at epoch + k*updatePeriod
 
 	depth          GaugeMetric
+	depthByPrio    PriorityGaugeMetric // instead of depth, if the provider has it
 	adds           CounterMetric
 	latency        HistogramMetric
 	workDuration   HistogramMetric
@@ -158,6 +173,9 @@ func newMetrics[T comparable](name string, p MetricsProvider, clock Clock, epoch
 	if dp, ok := p.(DelayedMetricsProvider); ok {
 		m.delayed = safeSettable{dp.NewDelayedMetric(name)}
 	}
+	if pp, ok := p.(PriorityMetricsProvider); ok {
+		m.depthByPrio = safePriorityGauge{pp.NewDepthMetricWithPriority(name)}
+	}
 	return m
 }
 
@@ -177,12 +195,12 @@ func (m *metrics[T]) stampNow() {
 	}
 }
 
-func (m *metrics[T]) add(item T) {
+func (m *metrics[T]) add(item T, prio int) {
 	if m == nil {
 		return
 	}
 	m.adds.Inc()
-	m.depth.Inc()
+	m.depthInc(prio)
 	if _, ok := m.addTimes[item]; !ok {
 		m.addTimes[item] = m.at
 	}
@@ -190,11 +208,11 @@ func (m *metrics[T]) add(item T) {
 
 // get records that item was handed out at at (for an item claimed from the
 // lane, the consumer's reading of the clock when it claimed it).
-func (m *metrics[T]) get(item T, at time.Time) {
+func (m *metrics[T]) get(item T, prio int, at time.Time) {
 	if m == nil {
 		return
 	}
-	m.depth.Dec()
+	m.depthDec(prio)
 	if t, ok := m.addTimes[item]; ok {
 		m.latency.Observe(at.Sub(t).Seconds())
 		delete(m.addTimes, item)
@@ -206,6 +224,32 @@ func (m *metrics[T]) get(item T, at time.Time) {
 		m.next = (int64(at.Sub(m.epoch))/int64(updatePeriod) + 1) * int64(updatePeriod)
 	}
 	m.startTimes[item] = at
+}
+
+// moveDepth moves a ready item's count in the depth from priority from to
+// priority to, as controller-runtime's does when a priority is raised.
+func (m *metrics[T]) moveDepth(from, to int) {
+	if m == nil || m.depthByPrio == nil {
+		return
+	}
+	m.depthByPrio.Dec(from)
+	m.depthByPrio.Inc(to)
+}
+
+func (m *metrics[T]) depthInc(prio int) {
+	if m.depthByPrio != nil {
+		m.depthByPrio.Inc(prio)
+	} else {
+		m.depth.Inc()
+	}
+}
+
+func (m *metrics[T]) depthDec(prio int) {
+	if m.depthByPrio != nil {
+		m.depthByPrio.Dec(prio)
+	} else {
+		m.depth.Dec()
+	}
 }
 
 func (m *metrics[T]) done(item T) {
@@ -280,6 +324,22 @@ func (s safeGauge) Dec() {
 	if s.g != nil {
 		defer recoverMetric()
 		s.g.Dec()
+	}
+}
+
+type safePriorityGauge struct{ g PriorityGaugeMetric }
+
+func (s safePriorityGauge) Inc(p int) {
+	if s.g != nil {
+		defer recoverMetric()
+		s.g.Inc(p)
+	}
+}
+
+func (s safePriorityGauge) Dec(p int) {
+	if s.g != nil {
+		defer recoverMetric()
+		s.g.Dec(p)
 	}
 }
 

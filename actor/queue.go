@@ -46,9 +46,11 @@ type shared[T comparable] struct {
 	quitOnce, drainOnce sync.Once
 	shutting            atomic.Bool  // ShutDown or ShutDownWithDrain was called
 	shutdowns           atomic.Int64 // calls of ShutDown, which end drains begun before
-	itemsUsed           atomic.Bool  // Items was called: the lane is off for good
+	itemsUsed           atomic.Bool  // Items was called: the owner stages items for it
+	noLane              atomic.Bool  // the lane is off for good (lane.go)
 
-	filter     *filter[T] // nil with a custom Storage
+	filter     *filter[T]       // nil with a custom Storage
+	fairness   func(T) []string // Config.Fairness, nil with a custom Storage
 	clock      Clock
 	epoch      time.Time
 	limiter    RateLimiter[T]
@@ -56,8 +58,8 @@ type shared[T comparable] struct {
 	checkItems bool             // T can hold values that cannot be map keys
 	seed       maphash.Seed
 
-	waiters   sync.Pool // of *waiter[T]
-	doneLists sync.Pool // of *doneList[T]
+	waiters sync.Pool // of *waiter[T]
+	lists   sync.Pool // of *itemList[T]
 }
 
 // New starts a queue's owner goroutine and returns the queue. The goroutine
@@ -96,13 +98,30 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 	}
 	order, f := newOrder(cfg.Storage)
 	c.filter = f
-	laneOn := f != nil
-	if !laneOn {
-		close(c.lane) // a custom Storage sees each Pop when a consumer asks
+	laneOn := f != nil && cfg.Fairness == nil && cfg.StarvationBound <= 0 && cfg.Requeue == RequeueAtDone
+	if !laneOn { // see lane.go
+		c.noLane.Store(true)
+		close(c.lane)
+	}
+	s := newState(order, c.filter, m, c.since)
+	if f != nil { // priorities, fairness and places need the default order
+		s.requeue = cfg.Requeue
+		s.prio = prioConfig{fair: cfg.Fairness != nil, bound: max(cfg.StarvationBound, 0)}
+		s.timed = s.prio.bound > 0
+		if s.prio.fair {
+			c.fairness = cfg.Fairness
+			s.keys = make(map[T][]string)
+		}
+		if s.requeue == RequeueAtAdd {
+			s.places = make(map[T]uint64)
+		}
+		if s.prio.fair || s.timed || s.requeue == RequeueAtAdd {
+			s.order = s.newPrioOrder()
+		}
 	}
 	o := &owner[T]{
 		c:      c,
-		s:      newState(order, c.filter, m, c.since),
+		s:      s,
 		drain:  c.drain,
 		busy:   make(chan struct{}),
 		laneOn: laneOn,
@@ -150,6 +169,10 @@ func (q *Queue[T]) Add(item T) {
 	if c.filter != nil && c.filter.skip(item) {
 		return // a duplicate: see filter.go
 	}
+	if c.fairness != nil { // the item's keys go with it
+		c.sendList(0, false, item, now)
+		return
+	}
 	c.send(request[T]{op: opAdd, item: item, at: c.callTime()})
 }
 
@@ -169,11 +192,93 @@ func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 	if c.shutting.Load() {
 		return
 	}
-	if d <= 0 {
+	at := int64(now)
+	if d > 0 {
+		at = deadlineAfter(c.since(), d)
+	}
+	switch {
+	case c.fairness != nil: // the item's keys go with it
+		c.sendList(0, true, item, at)
+	case d <= 0:
 		c.send(request[T]{op: opRetry, item: item, at: c.callTime()})
+	default:
+		c.send(request[T]{op: opAddAt, item: item, at: at})
+	}
+}
+
+// AddOpts are the options of [Queue.AddWithOpts], controller-runtime's
+// priority queue's with a plain priority.
+type AddOpts struct {
+	// Priority orders the items: higher first, 0 by default. An item
+	// keeps the highest priority it was given until it is handed out (and
+	// an item added again while processing, until it is handed out
+	// again); a raised priority puts it at the back of its new priority.
+	// Priorities beyond the range of an int32 are clamped to it.
+	Priority int
+	// After delays the items, as AddAfter does: an item keeps the
+	// earliest time at which it becomes ready.
+	After time.Duration
+	// RateLimited delays each item by its rate limiter's delay, or by
+	// After if that is shorter and not zero.
+	RateLimited bool
+}
+
+// AddWithOpts adds items with the options o, in one message to the owner
+// goroutine however many there are: it is also the way to add in bulk. The
+// rate limiter (with RateLimited) and the fairness keys are computed in
+// the caller's goroutine. As in controller-runtime, each item that ends up
+// delayed counts as a retry in the metrics. Like Add, it blocks only while
+// the inbox is full, and once shutdown has begun it does nothing.
+func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
+	c := q.c
+	if len(items) == 0 || c.shutting.Load() {
 		return
 	}
-	c.send(request[T]{op: opAddAt, item: item, at: deadlineAfter(c.since(), d)})
+	if c.checkItems {
+		for _, item := range items {
+			c.mustHash(item)
+		}
+	}
+	if o.Priority != 0 && !c.noLane.Load() {
+		// The lane offers items first in, first out: it is off from now
+		// on, before this request is sent, so that the caller's next Get
+		// asks the owner and sees these items in their place.
+		c.noLane.Store(true)
+		c.wakeOwner()
+	}
+	l := c.list()
+	l.prio = o.Priority
+	var since int64
+	for _, item := range items {
+		after := o.After
+		if o.RateLimited {
+			if d := c.limiter.When(item); after == 0 || d < after {
+				after = d
+			}
+		}
+		at := int64(now)
+		if after > 0 {
+			if since == 0 {
+				since = c.since()
+			}
+			at = deadlineAfter(since, after)
+		}
+		l.add(item, at, c.fairness)
+	}
+	if !c.send(request[T]{op: opAddList, list: l, at: c.callTime()}) {
+		l.recycle()
+	}
+}
+
+// sendList sends one item, with its fairness keys, as an itemList: at
+// priority prio, at deadline at (or now), counting a retry if retry.
+func (c *shared[T]) sendList(prio int, retry bool, item T, at int64) {
+	l := c.list()
+	l.prio, l.retry = prio, retry
+	l.add(item, at, c.fairness)
+	if !c.send(request[T]{op: opAddList, list: l, at: c.callTime()}) {
+		l.recycle()
+	}
 }
 
 // deadlineAfter returns now+d, saturating at the largest deadline.
@@ -213,8 +318,14 @@ func (q *Queue[T]) NumRequeues(item T) int { return q.c.limiter.NumRequeues(item
 // including an item that was added again while it was processing, once
 // its Done has come.
 func (q *Queue[T]) Get() (item T, shutdown bool) {
-	item, got, _ := q.c.take(nil)
+	item, _, got, _ := q.c.take(nil)
 	return item, !got
+}
+
+// GetWithPriority is [Queue.Get] that also returns the item's priority.
+func (q *Queue[T]) GetWithPriority() (item T, priority int, shutdown bool) {
+	item, priority, got, _ := q.c.take(nil)
+	return item, priority, !got
 }
 
 // GetContext is like [Queue.Get] but returns ctx.Err() if ctx ends first,
@@ -222,7 +333,7 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 // left processing because the context ended: it stays ready for the next
 // consumer.
 func (q *Queue[T]) GetContext(ctx context.Context) (item T, err error) {
-	item, got, canceled := q.c.take(ctx.Done())
+	item, _, got, canceled := q.c.take(ctx.Done())
 	switch {
 	case got:
 		return item, nil
@@ -275,6 +386,7 @@ func (q *Queue[T]) Items() <-chan T {
 	c := q.c
 	if !c.itemsUsed.Load() {
 		c.itemsUsed.Store(true)
+		c.noLane.Store(true)
 		c.wakeOwner() // wake the owner to take the lane back
 	}
 	return c.out
@@ -311,12 +423,9 @@ func (q *Queue[T]) DoneBatch(items []T) {
 			c.mustHash(item)
 		}
 	}
-	l, _ := c.doneLists.Get().(*doneList[T])
-	if l == nil {
-		l = &doneList[T]{home: &c.doneLists}
-	}
+	l := c.list()
 	l.items = append(l.items, items...)
-	if !c.send(request[T]{op: opDones, dones: l, at: c.callTime()}) {
+	if !c.send(request[T]{op: opDones, list: l, at: c.callTime()}) {
 		c.withRest(func(s *state[T]) {
 			s.m.stampNow()
 			for _, item := range items {
@@ -351,34 +460,44 @@ func (q *Queue[T]) ShuttingDown() bool { return q.c.shutting.Load() }
 // or handed out by the owner (or, after it ended, taken from the state).
 // got is false when the queue is shutting down and nothing is ready, or,
 // with canceled true, when cancel was closed first.
-func (c *shared[T]) take(cancel <-chan struct{}) (item T, got, canceled bool) {
+func (c *shared[T]) take(cancel <-chan struct{}) (item T, prio int, got, canceled bool) {
 	var sl *slot[T]
-	select {
-	case sl = <-c.lane:
-	default:
-		c.wakeOwner()
+	if !c.noLane.Load() {
 		select {
 		case sl = <-c.lane:
-		case <-cancel:
-			return item, false, true
+		default:
+			c.wakeOwner()
+			select {
+			case sl = <-c.lane:
+			case <-cancel:
+				return item, 0, false, true
+			}
 		}
 	}
 	if sl != nil {
-		item = sl.claim(c.stamp)
+		item, prio = sl.claim(c.stamp)
 		if c.stamp != nil {
 			c.wakeOwner() // with metrics: let the owner record the hand-out now
 		}
-		return item, true, false
+		return item, prio, true, false
 	}
 	// The lane is closed: Items was called, shutdown has begun, or the
 	// Storage is custom. Ask the owner.
 	w := c.ask(nil, cancel)
 	if len(w.items) > 0 {
-		item, got = w.items[0], true
+		item, prio, got = w.items[0], w.prio, true
 	}
 	canceled = w.canceled
 	c.release(w)
-	return item, got, canceled
+	return item, prio, got, canceled
+}
+
+// list returns an itemList from the pool.
+func (c *shared[T]) list() *itemList[T] {
+	if l, ok := c.lists.Get().(*itemList[T]); ok {
+		return l
+	}
+	return &itemList[T]{home: &c.lists}
 }
 
 // wakeOwner asks the owner goroutine to fill the lane and rings its bell,

@@ -1,6 +1,9 @@
 package actor
 
-import "sync"
+import (
+	"math"
+	"sync"
+)
 
 // Requests are how callers talk to the owner goroutine: values put in one
 // queue, the inbox (mailbox.go). Add, AddAfter, Done and DoneBatch are one-way;
@@ -12,23 +15,24 @@ import "sync"
 type op uint8
 
 const (
-	opAdd    op = iota // add item now
-	opRetry            // AddAfter with d <= 0: count a retry, add item now
-	opAddAt            // AddAfter: count a retry, add item at deadline at
-	opDone             // Done of item
-	opDones            // Done of each item of a list (DoneBatch)
-	opLen              // answer w with the number of ready items
-	opGet              // hand w up to cap(w.items) ready items, or wait
-	opCancel           // withdraw w, if it is still waiting
+	opAdd     op = iota // add item now
+	opRetry             // AddAfter with d <= 0: count a retry, add item now
+	opAddAt             // AddAfter: count a retry, add item at deadline at
+	opAddList           // AddWithOpts: add each item of a list
+	opDone              // Done of item
+	opDones             // Done of each item of a list (DoneBatch)
+	opLen               // answer w with the number of ready items
+	opGet               // hand w up to cap(w.items) ready items, or wait
+	opCancel            // withdraw w, if it is still waiting
 )
 
 // request is a message to the owner goroutine.
 type request[T comparable] struct {
-	op    op
-	item  T
-	at    int64        // opAddAt: the deadline; others, with metrics: the caller's clock reading (both in nanoseconds since the epoch)
-	dones *doneList[T] // opDones: a copy of the items
-	w     *waiter[T]   // opLen, opGet, opCancel
+	op   op
+	item T
+	at   int64        // opAddAt: the deadline; others, with metrics: the caller's clock reading (both in nanoseconds since the epoch)
+	list *itemList[T] // opAddList, opDones: the items, with what the caller computed for each
+	w    *waiter[T]   // opLen, opGet, opCancel
 }
 
 const (
@@ -63,25 +67,29 @@ func (s *state[T]) serve(r request[T]) {
 	}
 	switch r.op {
 	case opAdd:
-		s.add(r.item)
+		s.add(r.item, want{})
 	case opRetry:
 		s.m.retry()
-		s.add(r.item)
+		s.add(r.item, want{})
 	case opAddAt:
 		s.m.retry()
-		s.addAt(r.item, r.at)
+		s.addAt(r.item, r.at, want{})
 	case opDone:
 		s.done(r.item)
+	case opAddList:
+		s.addList(r.list)
+		r.list.recycle()
 	case opDones:
-		for _, item := range r.dones.items {
+		for _, item := range r.list.items {
 			s.done(item)
 		}
-		r.dones.recycle()
+		r.list.recycle()
 	case opLen:
 		s.serveDue()
 		r.w.n = s.len()
 		r.w.answer()
 	case opGet:
+		s.serveDue() // an item due now is ready for this call
 		s.waiting = append(s.waiting, r.w)
 		s.serveWaiters()
 	case opCancel:
@@ -89,19 +97,60 @@ func (s *state[T]) serve(r request[T]) {
 	}
 }
 
-// doneList is the copy of its items that DoneBatch sends. Lists are
+// itemList is what AddWithOpts and DoneBatch send: a copy of the items,
+// and for AddWithOpts what the caller computed for each (its deadline, if
+// delayed, and its fairness keys) and the priority they share. Lists are
 // reused: the owner returns each to the pool it came from.
-type doneList[T comparable] struct {
+type itemList[T comparable] struct {
 	items []T
+	at    []int64    // AddWithOpts: each item's deadline, or now for none
+	keys  [][]string // AddWithOpts with fairness: each item's keys
+	prio  int
+	retry bool // count a retry for every item (AddAfter), not only for those delayed (AddWithOpts)
 	home  *sync.Pool
 }
 
+// add appends item, with its deadline and, with fairness, its keys.
+func (l *itemList[T]) add(item T, at int64, fairness func(T) []string) {
+	l.items = append(l.items, item)
+	l.at = append(l.at, at)
+	if fairness != nil {
+		l.keys = append(l.keys, fairness(item))
+	}
+}
+
+// now marks an item of an itemList that is added at once.
+const now = math.MinInt64
+
 // recycle clears l, so that the collector can have what its items point
-// to, and returns it to its pool with its array.
-func (l *doneList[T]) recycle() {
+// to, and returns it to its pool with its arrays.
+func (l *itemList[T]) recycle() {
 	clear(l.items)
-	l.items = l.items[:0]
+	clear(l.keys)
+	l.items, l.at, l.keys, l.prio, l.retry = l.items[:0], l.at[:0], l.keys[:0], 0, false
 	l.home.Put(l)
+}
+
+// addList applies an AddWithOpts (or an Add or AddAfter that carries
+// fairness keys): each item at the list's priority, now or at its
+// deadline. Like controller-runtime's, it counts a retry for each item
+// delayed (an AddAfter, for each item, as client-go does).
+func (s *state[T]) addList(l *itemList[T]) {
+	for i, item := range l.items {
+		w := want{prio: l.prio}
+		if l.keys != nil {
+			w.keys = l.keys[i]
+		}
+		at := l.at[i]
+		if l.retry || at != now {
+			s.m.retry()
+		}
+		if at != now {
+			s.addAt(item, at, w)
+		} else {
+			s.add(item, w)
+		}
+	}
 }
 
 // callTime returns the clock reading a request carries for the metrics

@@ -9,10 +9,16 @@ const (
 	keepRing = 256
 )
 
-// fifo is the default ready order: first in, first out, in a ring.
-type fifo[T comparable] struct{ ring[T] }
+// fifo is the default ready order: first in, first out, in a ring, every
+// item at priority 0 (places are ignored).
+type fifo[T comparable] struct{ r ring[T] }
 
-func (f *fifo[T]) touch(T) {}
+func (f *fifo[T]) push(item T, _ place)      { f.r.push(item) }
+func (f *fifo[T]) pushFront(item T, _ place) { f.r.pushFront(item) }
+func (f *fifo[T]) touch(T)                   {}
+func (f *fifo[T]) remove(T, place)           {}
+func (f *fifo[T]) len() int                  { return f.r.len() }
+func (f *fifo[T]) pop() (T, place)           { return f.r.pop(), place{} }
 
 // ring is a double-ended queue in a circular buffer that doubles when full
 // and halves when a quarter full (down to keepRing), so that memory returns
@@ -62,6 +68,18 @@ func (r *ring[T]) pop() T {
 		r.resize(len(r.buf) / 2)
 	}
 	return item
+}
+
+// front returns the first item, back the last, at(i) the i-th from the
+// front. The ring must hold them.
+func (r *ring[T]) front() T { return r.buf[r.head] }
+func (r *ring[T]) back() T  { return r.at(r.n - 1) }
+func (r *ring[T]) at(i int) T {
+	i += r.head
+	if i >= len(r.buf) {
+		i -= len(r.buf)
+	}
+	return r.buf[i]
 }
 
 // grow makes room for one more item.

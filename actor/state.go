@@ -1,5 +1,10 @@
 package actor
 
+import (
+	"math"
+	"time"
+)
+
 // itemState is where an item is. Every item a queue knows is in exactly one
 // state, stored in its entry; an item the queue does not know is absent.
 //
@@ -39,8 +44,8 @@ func (st itemState) noop() bool {
 }
 
 // entry is what a queue knows of one item: its state, whether it has an
-// entry in the duplicate filter, and, while offered, its lane slot. It is
-// one machine word, the value of the item map.
+// entry in the duplicate filter, while offered its lane slot, and its
+// priority. It is one machine word, the value of the item map.
 type entry uint64
 
 const (
@@ -48,6 +53,7 @@ const (
 	hotBit    entry = 1 << 4 // the item has an entry in the filter
 	slotShift       = 8
 	slotMask  entry = 0xffff << slotShift
+	prioShift       = 32
 )
 
 func (e entry) state() itemState { return itemState(e & stateMask) }
@@ -59,6 +65,43 @@ func (e entry) hot() bool { return e&hotBit != 0 }
 func (e entry) slot() uint32 { return uint32(e&slotMask) >> slotShift }
 
 func (e entry) withSlot(idx uint32) entry { return e&^slotMask | entry(idx)<<slotShift }
+
+// prio is the item's priority.
+func (e entry) prio() int { return int(int32(e >> prioShift)) }
+
+func (e entry) withPrio(p int) entry {
+	return e&(1<<prioShift-1) | entry(uint32(clampPrio(p)))<<prioShift
+}
+
+// clampPrio keeps a priority within the int32 an entry holds.
+func clampPrio(p int) int32 {
+	return int32(min(max(p, math.MinInt32), math.MaxInt32))
+}
+
+// noop is the filter's flag for an item with this entry: an Add (at the
+// default priority, 0) changes nothing in a noop state, unless it would
+// raise a negative priority.
+func (e entry) noop() bool { return e.state().noop() && e.prio() >= 0 }
+
+// Requeue says where an item that was added again while it was being
+// processed takes its place among the ready items, and with it a few rules
+// that follow from the same view of such an item.
+type Requeue uint8
+
+const (
+	// RequeueAtDone, the default, is client-go's rule: the item becomes
+	// ready at its Done, after the items already ready; until then Len
+	// does not count it. An item waiting on a delay that an Add makes
+	// ready goes after the items already ready.
+	RequeueAtDone Requeue = iota
+	// RequeueAtAdd is controller-runtime's priority queue's rule: the
+	// item is ready from the Add, only locked until its Done, so it keeps
+	// the place that Add gave it (ahead of items that became ready after
+	// the Add), and Len counts it. An item keeps the place its first Add
+	// gave it while it waits on a delay that an Add cuts short; a raised
+	// priority, or a deadline passing, gives it a new place.
+	RequeueAtAdd
+)
 
 // phase is how far a queue is into its shutdown.
 type phase uint8
@@ -80,18 +123,29 @@ const shrinkFloor = 1024
 // One map holds the entry of every item the queue knows: ready, staged,
 // offered, processing and delayed alike, so one lookup answers any question
 // and de-duplication spans all of them. The deadlines of delayed items are
-// in a second map (delay.go) that only they pay for.
+// in a second map (delay.go) that only they pay for; so are, with fairness,
+// the items' keys, and with RequeueAtAdd the places of items not yet ready.
 type state[T comparable] struct {
 	items map[T]entry
 	peak  int // largest len(items) since the map was last rebuilt
 
-	order    readyOrder[T] // the ready items, in hand-out order (order.go)
-	head     T             // the staged item, while isStaged
-	isStaged bool
+	order     readyOrder[T] // the ready items, in hand-out order (order.go, prio.go)
+	head      T             // the staged item, while isStaged
+	headPlace place         // its place in the order
+	isStaged  bool
+	preempt   bool // an item became ready ahead of the staged one: stage again
 
 	lane   slots[T]  // the lane's slots (lane.go)
 	delays delays[T] // deadlines and their heap (delay.go)
 	nproc  int       // items processing, processingDirty or processingDelayed
+	ndirty int       // items processingDirty
+
+	seq     uint64         // the last sequence number given: places within a priority
+	requeue Requeue        // where an item added again while processing goes
+	places  map[T]uint64   // RequeueAtAdd: the places of delayed and dirty items
+	keys    map[T][]string // with fairness: each known item's keys
+	timed   bool           // the order needs the time each item became ready
+	prio    prioConfig     // how to make a priority order, once one is needed
 
 	filter *filter[T]  // nil with a custom Storage, which sees every Add
 	m      *metrics[T] // nil when metrics are off
@@ -100,6 +154,19 @@ type state[T comparable] struct {
 	phase   phase
 	waiting []*waiter[T]  // Get and GetBatch calls waiting for an item, oldest first
 	idle    chan struct{} // after the owner ended: closed when nothing is processing
+}
+
+// want is what an add asks for: a priority, and with fairness the item's
+// keys (nil when the caller already gave them for this item).
+type want struct {
+	prio int
+	keys []string
+}
+
+// prioConfig is what a priority order is made of.
+type prioConfig struct {
+	fair  bool          // items have fairness keys
+	bound time.Duration // the starvation bound; 0 for none
 }
 
 func newState[T comparable](order readyOrder[T], f *filter[T], m *metrics[T], since func() int64) *state[T] {
@@ -125,15 +192,24 @@ func (s *state[T]) lookup(item T) entry {
 }
 
 // set moves item to state st, keeping e's other fields. It is the only
-// writer of the item map, and keeps the filter's flag in step with the
-// state.
+// writer of the item map, and keeps in step with the state the filter's
+// flag, the count of dirty items, and what is kept of an item that left.
 func (s *state[T]) set(item T, e entry, st itemState) entry {
+	if e.state() == processingDirty {
+		s.ndirty--
+	}
 	if st == absent {
 		if e.hot() {
 			s.filter.flag(item, false) // the entry stays: see filter.go
 		}
+		if s.keys != nil {
+			delete(s.keys, item)
+		}
 		s.remove(item)
 		return 0
+	}
+	if st == processingDirty {
+		s.ndirty++
 	}
 	if e == 0 && s.filter.has(item) {
 		e |= hotBit // an item that was hot before it left the queue
@@ -144,69 +220,127 @@ func (s *state[T]) set(item T, e entry, st itemState) entry {
 		s.peak = n
 	}
 	if e.hot() {
-		s.filter.flag(item, st.noop())
+		s.filter.flag(item, e.noop())
 	}
 	return e
 }
 
-// add is an immediate Add of item.
-func (s *state[T]) add(item T) {
+// know records what an add says of an item the queue does not know yet
+// (its keys), and returns its entry at the priority asked for.
+func (s *state[T]) know(item T, w want) entry {
+	if s.keys != nil && w.keys != nil {
+		s.keys[item] = w.keys
+	}
+	if w.prio != 0 {
+		s.usePrio()
+	}
+	return entry(0).withPrio(w.prio)
+}
+
+// raise gives e the priority w asks for if it is higher, and reports
+// whether it did.
+func (s *state[T]) raise(e *entry, w want) bool {
+	if w.prio <= e.prio() {
+		return false
+	}
+	s.usePrio()
+	*e = e.withPrio(w.prio)
+	return true
+}
+
+// add is an immediate Add of item at the priority w asks for.
+func (s *state[T]) add(item T, w want) {
 	e := s.lookup(item)
+	old := e.prio()
 	switch e.state() {
 	case absent:
-		s.m.add(item)
-		s.order.push(item)
-		s.set(item, e, ready)
+		e = s.know(item, w)
+		s.m.add(item, e.prio())
+		s.enqueue(item, s.set(item, e, ready), s.nextSeq())
 	case ready:
+		if s.raise(&e, w) { // to the back of its new priority
+			s.order.remove(item, s.placeOf(item, old, 0))
+			s.m.moveDepth(old, e.prio())
+			s.enqueue(item, s.set(item, e, ready), s.nextSeq())
+			return
+		}
 		s.order.touch(item)
 		s.markHot(item, e)
 	case staged, offered:
-		// Still waiting to be handed out: a duplicate.
+		// Still waiting to be handed out: a duplicate, unless it raises
+		// the priority; then it goes back to the order at its new one.
+		// (An offered item is in the lane, which a raise turns off, and so
+		// takes it back.)
+		if s.raise(&e, w) {
+			s.set(item, e, e.state())
+			s.preempt = e.state() == staged
+		}
 	case processing:
-		s.m.add(item)
+		s.raise(&e, w)
+		s.m.add(item, e.prio())
+		s.setPlace(item, s.nextSeq())
 		s.set(item, e, processingDirty)
 	case processingDirty:
+		if s.raise(&e, w) {
+			s.setPlace(item, s.nextSeq())
+			s.set(item, e, processingDirty)
+			return
+		}
 		s.markHot(item, e)
 	case delayed:
+		raised := s.raise(&e, w)
 		s.delays.cancel(item)
 		s.m.setDelayed(s.delays.len())
-		s.m.add(item)
-		s.order.push(item)
-		s.set(item, e, ready)
+		s.m.add(item, e.prio())
+		s.enqueue(item, s.set(item, e, ready), s.placeOnAdd(item, raised))
 	case processingDelayed:
+		raised := s.raise(&e, w)
 		s.delays.cancel(item)
 		s.m.setDelayed(s.delays.len())
-		s.m.add(item)
+		s.m.add(item, e.prio())
+		s.setPlace(item, s.placeOnAdd(item, raised))
 		s.set(item, e, processingDirty)
 	}
 }
 
 // addAt is an Add of item that takes effect at deadline at (nanoseconds
-// since the queue's epoch). A delay can be shortened, never lengthened, and
-// an item that will run anyway ignores it. Once shutdown has begun, delays
-// are dropped. A deadline already due is made ready by the next due.
-func (s *state[T]) addAt(item T, at int64) {
+// since the queue's epoch), at the priority w asks for. A delay can be
+// shortened, never lengthened, and an item that will run anyway keeps its
+// place (only its priority may rise). Once shutdown has begun, delays are
+// dropped. A deadline already due is made ready by the next due.
+func (s *state[T]) addAt(item T, at int64, w want) {
 	if s.phase != running {
 		return
 	}
 	e := s.lookup(item)
 	switch e.state() {
 	case absent:
+		e = s.know(item, w)
 		s.delays.set(item, at)
 		s.m.setDelayed(s.delays.len())
+		s.setPlace(item, s.nextSeq())
 		s.set(item, e, delayed)
 	case processing:
+		s.raise(&e, w)
 		s.delays.set(item, at)
 		s.m.setDelayed(s.delays.len())
+		s.setPlace(item, s.nextSeq())
 		s.set(item, e, processingDelayed)
 	case delayed, processingDelayed:
 		s.delays.shorten(item, at)
+		if s.raise(&e, w) {
+			s.setPlace(item, s.nextSeq())
+			s.set(item, e, e.state())
+		}
 	default:
-		// Ready, staged, offered or dirty: it runs sooner anyway.
+		// Ready, staged, offered or dirty: it runs sooner anyway, at the
+		// higher of the two priorities.
+		s.add(item, want{prio: w.prio})
 	}
 }
 
-// due makes ready every delayed item whose deadline is at or before now.
+// due makes ready every delayed item whose deadline is at or before now,
+// in a new place: as of now.
 func (s *state[T]) due(now int64) {
 	n := s.delays.len()
 	s.m.stampAt(now)
@@ -216,12 +350,13 @@ func (s *state[T]) due(now int64) {
 			break
 		}
 		e := s.items[item] // delayed or processingDelayed: never offered
-		s.m.add(item)
+		s.m.add(item, e.prio())
 		if e.state() == processingDelayed {
+			s.setPlace(item, s.nextSeq())
 			s.set(item, e, processingDirty)
 		} else {
-			s.order.push(item)
-			s.set(item, e, ready)
+			s.takePlace(item)
+			s.enqueue(item, s.set(item, e, ready), s.nextSeq())
 		}
 	}
 	if s.delays.len() != n {
@@ -240,14 +375,14 @@ func (s *state[T]) serveDue() {
 }
 
 // next takes the next ready item out of the ready order, for the caller to
-// move to its new state.
-func (s *state[T]) next() (T, entry, bool) {
+// move to its new state, and returns its place in the order.
+func (s *state[T]) next() (T, entry, place, bool) {
 	if s.order.len() == 0 {
 		var zero T
-		return zero, 0, false
+		return zero, 0, place{}, false
 	}
-	item := s.order.pop()
-	return item, s.items[item], true
+	item, p := s.order.pop()
+	return item, s.items[item], p, true
 }
 
 // stage takes the next ready item out of the ready order to offer it on the
@@ -256,11 +391,11 @@ func (s *state[T]) stage() bool {
 	if s.isStaged {
 		return true
 	}
-	item, e, ok := s.next()
+	item, e, p, ok := s.next()
 	if !ok {
 		return false
 	}
-	s.head, s.isStaged = item, true
+	s.head, s.headPlace, s.isStaged = item, p, true
 	s.set(item, e, staged)
 	return true
 }
@@ -272,11 +407,10 @@ func (s *state[T]) unstage() {
 	if !s.isStaged {
 		return
 	}
-	item := s.head
+	item, p := s.head, s.headPlace
 	var zero T
-	s.head, s.isStaged = zero, false
-	s.order.pushFront(item)
-	s.set(item, s.items[item], ready)
+	s.head, s.headPlace, s.isStaged = zero, place{}, false
+	s.putBack(item, s.items[item], p)
 }
 
 // handedOut is the event of a consumer receiving the staged item from the
@@ -284,7 +418,7 @@ func (s *state[T]) unstage() {
 func (s *state[T]) handedOut() {
 	item := s.head
 	var zero T
-	s.head, s.isStaged = zero, false
+	s.head, s.headPlace, s.isStaged = zero, place{}, false
 	s.m.stampNow()
 	s.start(item, s.items[item])
 }
@@ -294,7 +428,7 @@ func (s *state[T]) handedOut() {
 func (s *state[T]) start(item T, e entry) {
 	s.nproc++
 	if s.m != nil {
-		s.m.get(item, s.m.at)
+		s.m.get(item, e.prio(), s.m.at)
 	}
 	s.set(item, e, processing)
 }
@@ -304,7 +438,7 @@ func (s *state[T]) start(item T, e entry) {
 // the slot is sent (set does it), and the slot carries the filter entry so
 // that the consumer who claims it clears the flag first.
 func (s *state[T]) offer() (*slot[T], bool) {
-	item, e, ok := s.next()
+	item, e, p, ok := s.next()
 	if !ok {
 		return nil, false
 	}
@@ -312,7 +446,7 @@ func (s *state[T]) offer() (*slot[T], bool) {
 	if e.hot() {
 		hot = s.filter.lookup(item)
 	}
-	idx, sl := s.lane.take(item, hot, s.m != nil)
+	idx, sl := s.lane.take(item, hot, p, s.m != nil)
 	s.set(item, e.withSlot(idx), offered)
 	return sl, true
 }
@@ -323,27 +457,42 @@ func (s *state[T]) claimSeen(item T, e entry) entry {
 	idx := e.slot()
 	at := s.lane.release(idx)
 	s.nproc++
-	s.m.get(item, at)
+	if s.m != nil {
+		s.m.get(item, e.prio(), at)
+	}
 	return s.set(item, e.withSlot(0), processing)
 }
 
 // takeBack puts offered items that the owner received back from its own
-// lane (so no consumer has them), oldest first, ahead of every other ready
-// item: they were offered before any of those.
+// lane (so no consumer has them), oldest first, back where they were: ahead
+// of every other ready item of their priority and key, since they were
+// offered before any of those.
 func (s *state[T]) takeBack(slots []*slot[T]) {
 	for i := len(slots) - 1; i >= 0; i-- {
 		sl := slots[i]
-		item := sl.item
+		item, p := sl.item, sl.place
 		e := s.items[item]
 		s.lane.release(e.slot())
-		s.order.pushFront(item)
-		s.set(item, e.withSlot(0), ready)
+		s.putBack(item, e.withSlot(0), p)
 	}
 }
 
+// putBack returns an item that was taken out of the ready order to be
+// handed out, but was not, to its place p; or, if its priority was raised
+// meanwhile, to the back of its new priority.
+func (s *state[T]) putBack(item T, e entry, p place) {
+	e = s.set(item, e, ready)
+	if e.prio() != p.prio {
+		s.enqueue(item, e, s.nextSeq())
+		return
+	}
+	s.order.pushFront(item, p)
+}
+
 // done is a Done of item: it ends the item's processing, and an item added
-// again meanwhile becomes ready. Done of an item that is not processing does
-// nothing (client-go would queue a duplicate).
+// again meanwhile becomes ready, at the place its Requeue rule gives.
+// Done of an item that is not processing does nothing (client-go would
+// queue a duplicate).
 func (s *state[T]) done(item T) {
 	e := s.lookup(item)
 	switch e.state() {
@@ -352,8 +501,11 @@ func (s *state[T]) done(item T) {
 		s.set(item, e, absent)
 	case processingDirty:
 		s.finish(item)
-		s.order.push(item)
-		s.set(item, e, ready)
+		seq, ok := s.takePlace(item)
+		if !ok {
+			seq = s.nextSeq()
+		}
+		s.enqueue(item, s.set(item, e, ready), seq)
 	case processingDelayed:
 		s.finish(item)
 		s.set(item, e, delayed)
@@ -375,6 +527,7 @@ func (s *state[T]) finish(item T) {
 func (s *state[T]) dropDelays() {
 	for item := range s.delays.deadlines {
 		e := s.items[item]
+		s.takePlace(item)
 		if e.state() == processingDelayed {
 			s.set(item, e, processing)
 		} else {
@@ -400,11 +553,15 @@ func (s *state[T]) markHot(item T, e entry) {
 }
 
 // len is the number of items ready to be handed out: in the ready order,
-// staged, or offered in the lane and not yet claimed.
+// staged, or offered in the lane and not yet claimed; with RequeueAtAdd,
+// also those added again while processing (ready, but locked).
 func (s *state[T]) len() int {
 	n := s.order.len() + s.laneReady()
 	if s.isStaged {
 		n++
+	}
+	if s.requeue == RequeueAtAdd {
+		n += s.ndirty
 	}
 	return n
 }

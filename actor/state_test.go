@@ -146,11 +146,17 @@ func (s *state[T]) handOut() T {
 	return item
 }
 
+// claimed claims sl as a consumer does and returns its item.
+func claimed[T comparable](sl *slot[T]) T {
+	item, _ := sl.claim(nil)
+	return item
+}
+
 // leftovers removes and returns the ready items, in hand-out order.
 func (s *state[T]) leftovers() []T {
 	var out []T
 	for {
-		item, e, ok := s.next()
+		item, e, _, ok := s.next()
 		if !ok {
 			return out
 		}
@@ -174,9 +180,9 @@ func TestStateTransitions(t *testing.T) {
 		f()
 		s.verify(t)
 	}
-	step("add a", func() { s.add("a") })
-	step("add a again", func() { s.add("a") })
-	step("add b", func() { s.add("b") })
+	step("add a", func() { s.add("a", want{}) })
+	step("add a again", func() { s.add("a", want{}) })
+	step("add b", func() { s.add("b", want{}) })
 	if got := s.len(); got != 2 {
 		t.Fatalf("len() = %d; want 2", got)
 	}
@@ -185,7 +191,7 @@ func TestStateTransitions(t *testing.T) {
 		t.Fatalf("handOut() = %q; want a", got)
 	}
 	s.verify(t)
-	step("re-add a while processing", func() { s.add("a") })
+	step("re-add a while processing", func() { s.add("a", want{}) })
 	if got := s.items["a"].state(); got != processingDirty {
 		t.Fatalf("state(a) = %v; want processing+dirty", got)
 	}
@@ -202,12 +208,12 @@ func TestStateTransitions(t *testing.T) {
 	if got := s.len(); got != 2 {
 		t.Fatalf("len() after done(a) = %d; want 2", got)
 	}
-	step("delay d at 100", func() { s.addAt("d", 100) })
-	step("lengthen d to 200", func() { s.addAt("d", 200) })
+	step("delay d at 100", func() { s.addAt("d", 100, want{}) })
+	step("lengthen d to 200", func() { s.addAt("d", 200, want{}) })
 	if got := s.delays.deadlines["d"].at; got != 100 {
 		t.Fatalf("deadline(d) = %d; want 100", got)
 	}
-	step("shorten d to 50", func() { s.addAt("d", 50) })
+	step("shorten d to 50", func() { s.addAt("d", 50, want{}) })
 	step("due at 49", func() { s.due(49) })
 	if got := s.len(); got != 2 {
 		t.Fatalf("len() at 49 = %d; want 2", got)
@@ -228,8 +234,8 @@ func TestStateTransitions(t *testing.T) {
 
 func TestStateAddSupersedesDelay(t *testing.T) {
 	s := newTestState[int]()
-	s.addAt(1, 100)
-	s.add(1)
+	s.addAt(1, 100, want{})
+	s.add(1, want{})
 	s.verify(t)
 	if s.delays.len() != 0 || s.delays.stale != 1 {
 		t.Fatalf("delayed, stale = %d, %d; want 0, 1", s.delays.len(), s.delays.stale)
@@ -237,8 +243,8 @@ func TestStateAddSupersedesDelay(t *testing.T) {
 	s.stage()
 	s.handOut()
 	s.done(1)
-	s.addAt(1, 300) // a new delay of the same item
-	s.due(100)      // the superseded entry surfaces: it must not fire
+	s.addAt(1, 300, want{}) // a new delay of the same item
+	s.due(100)              // the superseded entry surfaces: it must not fire
 	s.verify(t)
 	if got := s.len(); got != 0 {
 		t.Fatalf("len() at 100 = %d; want 0", got)
@@ -251,10 +257,10 @@ func TestStateAddSupersedesDelay(t *testing.T) {
 
 func TestStateDelayWhileProcessing(t *testing.T) {
 	s := newTestState[int]()
-	s.add(1)
+	s.add(1, want{})
 	s.stage()
 	s.handOut()
-	s.addAt(1, 10)
+	s.addAt(1, 10, want{})
 	s.verify(t)
 	s.due(10) // deadline reached while processing: runs again after Done
 	s.verify(t)
@@ -271,8 +277,8 @@ func TestStateDelayWhileProcessing(t *testing.T) {
 func TestStaleCompaction(t *testing.T) {
 	s := newTestState[int]()
 	for i := range 1000 {
-		s.addAt(i, int64(1e9+i))
-		s.add(i) // supersedes the delay: the entry goes stale
+		s.addAt(i, int64(1e9+i), want{})
+		s.add(i, want{}) // supersedes the delay: the entry goes stale
 		s.verify(t)
 	}
 	if n := s.delays.heap.len(); n > 2*64+1 {
@@ -283,7 +289,7 @@ func TestStaleCompaction(t *testing.T) {
 func TestMapShrinksAfterBurst(t *testing.T) {
 	s := newTestState[int]()
 	for i := range 100_000 {
-		s.add(i)
+		s.add(i, want{})
 	}
 	for s.order.len() > 0 {
 		s.done(s.handOut())
@@ -293,8 +299,8 @@ func TestMapShrinksAfterBurst(t *testing.T) {
 		t.Fatalf("peak = %d after draining; want the map rebuilt", s.peak)
 	}
 	r := s.order.(*fifo[int])
-	if len(r.buf) != keepRing {
-		t.Fatalf("ring capacity = %d after draining; want %d", len(r.buf), keepRing)
+	if len(r.r.buf) != keepRing {
+		t.Fatalf("ring capacity = %d after draining; want %d", len(r.r.buf), keepRing)
 	}
 }
 
@@ -341,7 +347,7 @@ func TestRing(t *testing.T) {
 func TestStateLane(t *testing.T) {
 	s := newTestState[string]()
 	for _, item := range []string{"a", "b", "c"} {
-		s.add(item)
+		s.add(item, want{})
 	}
 	var offered []*slot[string]
 	for {
@@ -355,15 +361,15 @@ func TestStateLane(t *testing.T) {
 	if len(offered) != 3 || s.order.len() != 0 || s.laneReady() != 3 {
 		t.Fatalf("%d offered, order.len() = %d, laneReady() = %d; want 3, 0, 3", len(offered), s.order.len(), s.laneReady())
 	}
-	s.add("a") // offered: a duplicate
+	s.add("a", want{}) // offered: a duplicate
 	if s.doneSays("a") {
 		t.Fatal("done(a) = true while a is only offered")
 	}
 	s.verify(t)
-	if got := offered[0].claim(nil); got != "a" {
+	if got := claimed(offered[0]); got != "a" {
 		t.Fatalf("claim() = %q; want a", got)
 	}
-	s.add("a") // claimed: processing, so it runs again after Done
+	s.add("a", want{}) // claimed: processing, so it runs again after Done
 	s.verify(t)
 	if got := s.items["a"].state(); got != processingDirty {
 		t.Fatalf("state(a) = %v; want processing+dirty", got)
@@ -397,10 +403,10 @@ func TestStateFilter(t *testing.T) {
 			t.Fatalf("%s: skip(a) = %v; want %v", step, got, want)
 		}
 	}
-	s.add("b")
-	s.add("a")
+	s.add("b", want{})
+	s.add("a", want{})
 	skip("ready", false) // no duplicate seen yet: no filter
-	s.add("a")
+	s.add("a", want{})
 	skip("ready, added again", true)
 	s.stage()
 	s.done(s.handOut()) // b
@@ -414,14 +420,14 @@ func TestStateFilter(t *testing.T) {
 	}
 	sl.claim(nil)
 	skip("claimed", false)
-	s.add("a") // settles the claim: processing, so dirty
+	s.add("a", want{}) // settles the claim: processing, so dirty
 	skip("dirty", true)
 	s.done("a")
 	skip("ready again after Done", true)
 	s.stage()
 	s.handOut()
 	skip("handed out", false)
-	s.addAt("a", 10)
+	s.addAt("a", 10, want{})
 	skip("processing and delayed", false)
 	s.due(10)
 	skip("due while processing: dirty", true)
@@ -429,7 +435,7 @@ func TestStateFilter(t *testing.T) {
 	s.stage()
 	s.done(s.handOut())
 	skip("done", false)
-	s.add("a")
+	s.add("a", want{})
 	skip("added after it was done: ready", true)
 
 	// Another item that takes a's slot evicts a's entry.
@@ -440,8 +446,8 @@ func TestStateFilter(t *testing.T) {
 			break
 		}
 	}
-	s.add(other)
-	s.add(other)
+	s.add(other, want{})
+	s.add(other, want{})
 	skip("evicted", false)
 	if !s.filter.skip(other) {
 		t.Fatalf("skip(%s) = false; want true", other)
@@ -454,8 +460,8 @@ func TestStateFilterCustomStorage(t *testing.T) {
 	st := &touchStorage{}
 	order, f := newOrder[int](st)
 	s := newState(order, f, nil, func() int64 { return 0 })
-	s.add(1)
-	s.add(1)
+	s.add(1, want{})
+	s.add(1, want{})
 	if s.filter != nil {
 		t.Fatal("filter made for a custom Storage")
 	}
@@ -492,9 +498,9 @@ func TestStateFilterRandom(t *testing.T) {
 		k := r.IntN(6)
 		switch op := r.IntN(10); {
 		case op < 4:
-			s.add(k)
+			s.add(k, want{})
 		case op == 4:
-			s.addAt(k, now+int64(r.IntN(5)))
+			s.addAt(k, now+int64(r.IntN(5)), want{})
 		case op == 5:
 			now++
 			s.due(now)
@@ -507,7 +513,7 @@ func TestStateFilterRandom(t *testing.T) {
 		case op == 8 && len(offered) > 0:
 			sl := offered[0]
 			offered = offered[1:]
-			processing = append(processing, sl.claim(nil))
+			processing = append(processing, claimed(sl))
 		case op == 9 && len(processing) > 0:
 			i := r.IntN(len(processing))
 			s.done(processing[i])

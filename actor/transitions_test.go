@@ -16,7 +16,7 @@ func TestTransitions(t *testing.T) {
 	// Each setup puts item x into one state. y is ready first, so that
 	// where x goes in the order shows.
 	processingX := func(s *state[string]) {
-		s.add("x")
+		s.add("x", want{})
 		s.handOut()
 	}
 	setups := []struct {
@@ -25,27 +25,27 @@ func TestTransitions(t *testing.T) {
 		do    func(s *state[string]) *slot[string] // returns x's slot, if offered
 	}{
 		{"absent", absent, func(*state[string]) *slot[string] { return nil }},
-		{"ready", ready, func(s *state[string]) *slot[string] { s.add("x"); return nil }},
-		{"staged", staged, func(s *state[string]) *slot[string] { s.add("x"); s.stage(); return nil }},
-		{"offered", offered, func(s *state[string]) *slot[string] { s.add("x"); sl, _ := s.offer(); return sl }},
+		{"ready", ready, func(s *state[string]) *slot[string] { s.add("x", want{}); return nil }},
+		{"staged", staged, func(s *state[string]) *slot[string] { s.add("x", want{}); s.stage(); return nil }},
+		{"offered", offered, func(s *state[string]) *slot[string] { s.add("x", want{}); sl, _ := s.offer(); return sl }},
 		{"claimed", offered, func(s *state[string]) *slot[string] {
-			s.add("x")
+			s.add("x", want{})
 			sl, _ := s.offer()
 			sl.claim(nil) // a consumer claimed it; the owner has not seen it
 			return sl
 		}},
 		{"processing", processing, func(s *state[string]) *slot[string] { processingX(s); return nil }},
-		{"processing+dirty", processingDirty, func(s *state[string]) *slot[string] { processingX(s); s.add("x"); return nil }},
-		{"delayed", delayed, func(s *state[string]) *slot[string] { s.addAt("x", 10); return nil }},
-		{"processing+delayed", processingDelayed, func(s *state[string]) *slot[string] { processingX(s); s.addAt("x", 10); return nil }},
+		{"processing+dirty", processingDirty, func(s *state[string]) *slot[string] { processingX(s); s.add("x", want{}); return nil }},
+		{"delayed", delayed, func(s *state[string]) *slot[string] { s.addAt("x", 10, want{}); return nil }},
+		{"processing+delayed", processingDelayed, func(s *state[string]) *slot[string] { processingX(s); s.addAt("x", 10, want{}); return nil }},
 	}
 	events := []struct {
 		name string
 		do   func(s *state[string], sl *slot[string])
 	}{
-		{"add", func(s *state[string], _ *slot[string]) { s.add("x") }},
-		{"addAt earlier", func(s *state[string], _ *slot[string]) { s.addAt("x", 5) }},
-		{"addAt later", func(s *state[string], _ *slot[string]) { s.addAt("x", 20) }},
+		{"add", func(s *state[string], _ *slot[string]) { s.add("x", want{}) }},
+		{"addAt earlier", func(s *state[string], _ *slot[string]) { s.addAt("x", 5, want{}) }},
+		{"addAt later", func(s *state[string], _ *slot[string]) { s.addAt("x", 20, want{}) }},
 		{"due", func(s *state[string], _ *slot[string]) { s.due(10) }},
 		{"see claims", func(s *state[string], _ *slot[string]) { s.laneReady() }},
 		{"take back", func(s *state[string], sl *slot[string]) {
@@ -61,9 +61,9 @@ func TestTransitions(t *testing.T) {
 		{"done", func(s *state[string], _ *slot[string]) { s.done("x") }},
 		{"drop delays", func(s *state[string], _ *slot[string]) { s.dropDelays() }},
 	}
-	// want[setup][event]; order lists the ready order (y is always first
+	// wants[setup][event]; order lists the ready order (y is always first
 	// unless x is put in front of it).
-	want := map[string]map[string]effect{
+	wants := map[string]map[string]effect{
 		"absent": {
 			"add":             {ready, "[y x]", 0, 0, 0, "add +depth"},
 			"addAt earlier":   {delayed, "[y]", 5, 0, 0, "delayed"},
@@ -167,7 +167,7 @@ func TestTransitions(t *testing.T) {
 	for _, setup := range setups {
 		for _, ev := range events {
 			t.Run(setup.name+"/"+ev.name, func(t *testing.T) {
-				w, ok := want[setup.name][ev.name]
+				w, ok := wants[setup.name][ev.name]
 				if !ok {
 					t.Fatalf("no expectation for %s/%s", setup.name, ev.name)
 				}
@@ -175,14 +175,14 @@ func TestTransitions(t *testing.T) {
 				s := newState(new(fifo[string]), newFilter[string](), newMetrics[string]("q", p, fixedClock{}, time.Time{}), func() int64 { return 10 })
 				// Warm up: x is added twice (a duplicate gives it a filter
 				// entry), handed out and done, so it keeps its entry.
-				s.add("x")
-				s.add("x")
+				s.add("x", want{})
+				s.add("x", want{})
 				s.done(s.handOut())
 				sl := setup.do(s)
 				if got := s.items["x"].state(); got != setup.state {
 					t.Fatalf("setup: x is %v; want %v", got, setup.state)
 				}
-				s.add("y") // after x, in the order; not counted below
+				s.add("y", want{}) // after x, in the order; not counted below
 				s.verify(t)
 				p.calls = nil
 				ev.do(s, sl)
@@ -220,10 +220,10 @@ func (e effect) String() string {
 
 // orderOf lists the ready order without changing it.
 func orderOf(s *state[string]) string {
-	r := s.order.(*fifo[string])
+	r := s.order.(*fifo[string]).r
 	var items []string
 	for i := range r.n {
-		items = append(items, r.buf[(r.head+i)%len(r.buf)])
+		items = append(items, r.at(i))
 	}
 	return fmt.Sprint(items)
 }

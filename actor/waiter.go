@@ -11,6 +11,7 @@ import "slices"
 type waiter[T comparable] struct {
 	items    []T  // opGet: the items handed out, up to cap(items), all processing
 	one      [1]T // the buffer of a Get
+	prio     int  // opGet: the priority of the first item
 	n        int  // opLen: the answer
 	shutdown bool // opGet: nothing was ready and the queue is shutting down
 	canceled bool // opGet: withdrawn before any item was ready
@@ -35,9 +36,12 @@ func (s *state[T]) serveWaiters() int {
 	n, served := 0, 0
 	for _, w := range s.waiting {
 		for len(w.items) < cap(w.items) {
-			item, e, ok := s.next()
+			item, e, _, ok := s.next()
 			if !ok {
 				break
+			}
+			if len(w.items) == 0 {
+				w.prio = e.prio()
 			}
 			s.start(item, e)
 			w.items = append(w.items, item)

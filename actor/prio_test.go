@@ -1,0 +1,272 @@
+package actor_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/actorq/actorq/actor"
+)
+
+// getP takes an item that must be ready and checks it and its priority.
+func getP(t *testing.T, q *actor.Queue[string], want string, wantPrio int) {
+	t.Helper()
+	got, prio, shutdown := q.GetWithPriority()
+	if shutdown || got != want || prio != wantPrio {
+		t.Fatalf("GetWithPriority() = %q, %d, %v; want %q, %d, false", got, prio, shutdown, want, wantPrio)
+	}
+}
+
+func prio(p int) actor.AddOpts { return actor.AddOpts{Priority: p} }
+
+// TestPriorityRules checks how AddWithOpts merges and orders items, after
+// controller-runtime's priority queue, in a synctest bubble. Each rule runs
+// twice: with the lane (a Get first, so that the owner offers items ahead)
+// and without.
+func TestPriorityRules(t *testing.T) {
+	rules := []struct {
+		name string
+		cfg  actor.Config[string]
+		run  func(t *testing.T, q *actor.Queue[string])
+	}{
+		{"higher priorities first, FIFO within one", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
+			q.AddWithOpts(prio(0), "a")
+			q.AddWithOpts(prio(1), "b")
+			q.AddWithOpts(prio(-1), "c")
+			q.AddWithOpts(prio(1), "d", "e")
+			q.Add("f")
+			wantLen(t, q, 6)
+			for _, w := range []struct {
+				item string
+				prio int
+			}{{"b", 1}, {"d", 1}, {"e", 1}, {"a", 0}, {"f", 0}, {"c", -1}} {
+				getP(t, q, w.item, w.prio)
+			}
+		}},
+		{"an item keeps its highest priority", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
+			q.AddWithOpts(prio(1), "a")
+			q.AddWithOpts(prio(2), "a")
+			q.AddWithOpts(prio(0), "a")
+			q.Add("a")
+			wantLen(t, q, 1)
+			getP(t, q, "a", 2)
+			wantLen(t, q, 0)
+		}},
+		{"a raised priority goes to the back of the new priority", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
+			q.AddWithOpts(prio(0), "foo")
+			q.AddWithOpts(prio(1), "bar")
+			q.AddWithOpts(prio(0), "baz")
+			q.AddWithOpts(prio(1), "foo")
+			wantLen(t, q, 3)
+			getP(t, q, "bar", 1)
+			getP(t, q, "foo", 1)
+			getP(t, q, "baz", 0)
+		}},
+		{"the earliest ready time wins", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
+			q.AddWithOpts(actor.AddOpts{After: time.Hour}, "a")
+			q.AddWithOpts(actor.AddOpts{}, "a")
+			wantLen(t, q, 1)
+			q.AddWithOpts(actor.AddOpts{After: time.Second}, "b")
+			q.AddWithOpts(actor.AddOpts{After: time.Hour}, "b")
+			time.Sleep(time.Second)
+			wantLen(t, q, 2)
+			getP(t, q, "a", 0)
+			getP(t, q, "b", 0)
+		}},
+		{"RateLimited waits the shorter of the limiter's delay and After", actor.Config[string]{RateLimiter: fixedDelay(time.Minute)}, func(t *testing.T, q *actor.Queue[string]) {
+			q.AddWithOpts(actor.AddOpts{RateLimited: true}, "limiter")
+			q.AddWithOpts(actor.AddOpts{RateLimited: true, After: time.Second}, "after")
+			q.AddWithOpts(actor.AddOpts{RateLimited: true, After: time.Hour}, "both")
+			time.Sleep(time.Second)
+			wantLen(t, q, 1)
+			getP(t, q, "after", 0)
+			time.Sleep(time.Minute)
+			wantLen(t, q, 2)
+		}},
+		{"a delayed item's priority rises too", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
+			q.AddWithOpts(actor.AddOpts{After: time.Second}, "a")
+			q.AddWithOpts(actor.AddOpts{After: time.Hour, Priority: 5}, "a")
+			q.Add("b")
+			time.Sleep(time.Second)
+			getP(t, q, "a", 5)
+			getP(t, q, "b", 0)
+		}},
+		{"an item added again while processing comes back at its highest priority", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
+			q.Add("a")
+			getP(t, q, "a", 0)
+			q.AddWithOpts(prio(3), "a")
+			q.AddWithOpts(prio(1), "a")
+			q.AddWithOpts(prio(2), "b")
+			wantLen(t, q, 1)
+			q.Done("a")
+			getP(t, q, "a", 3)
+			getP(t, q, "b", 2)
+		}},
+		{"client-go's rule: an item added again while processing goes after the items ready at its Done", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
+			q.Add("foo")
+			getP(t, q, "foo", 0)
+			q.Add("foo")
+			q.Add("bar")
+			getP(t, q, "bar", 0)
+			q.Add("baz")
+			wantLen(t, q, 1) // foo is not ready until its Done
+			q.Done("foo")
+			getP(t, q, "baz", 0)
+			getP(t, q, "foo", 0)
+		}},
+		{"controller-runtime's rule: it keeps the place of its Add, and Len counts it", actor.Config[string]{Requeue: actor.RequeueAtAdd}, func(t *testing.T, q *actor.Queue[string]) {
+			q.Add("foo")
+			getP(t, q, "foo", 0)
+			q.Add("foo")
+			q.Add("bar")
+			getP(t, q, "bar", 0)
+			q.Add("baz")
+			wantLen(t, q, 2)
+			q.Done("foo")
+			getP(t, q, "foo", 0)
+			getP(t, q, "baz", 0)
+		}},
+		{"controller-runtime's rule: a delayed item that an Add makes ready keeps its first place", actor.Config[string]{Requeue: actor.RequeueAtAdd}, func(t *testing.T, q *actor.Queue[string]) {
+			q.AddWithOpts(actor.AddOpts{After: time.Hour}, "a")
+			q.Add("b")
+			q.Add("a")
+			getP(t, q, "a", 0)
+			getP(t, q, "b", 0)
+		}},
+		{"client-go's rule: a delayed item that an Add makes ready goes last", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
+			q.AddWithOpts(actor.AddOpts{After: time.Hour}, "a")
+			q.Add("b")
+			q.Add("a")
+			getP(t, q, "b", 0)
+			getP(t, q, "a", 0)
+		}},
+		{"a higher priority goes before what was offered", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
+			for i := range 10 {
+				q.Add(fmt.Sprint("low", i))
+			}
+			synctest.Wait() // offered in the lane, if it is on
+			q.AddWithOpts(prio(1), "high")
+			getP(t, q, "high", 1)
+			getP(t, q, "low0", 0)
+		}},
+		{"GetBatch and Items hand out in priority order", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
+			q.Add("a")
+			q.AddWithOpts(prio(2), "b")
+			q.AddWithOpts(prio(1), "c")
+			items, _ := q.GetBatch(make([]string, 0, 2))
+			if want := []string{"b", "c"}; !slices.Equal(items, want) {
+				t.Fatalf("GetBatch() = %v; want %v", items, want)
+			}
+			q.AddWithOpts(prio(3), "d")
+			if item := <-q.Items(); item != "d" {
+				t.Fatalf("<-Items() = %q; want d", item)
+			}
+			if item := <-q.Items(); item != "a" {
+				t.Fatalf("<-Items() = %q; want a", item)
+			}
+		}},
+	}
+	for _, rule := range rules {
+		for _, lane := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/lane=%v", rule.name, lane), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					q := actor.New(rule.cfg)
+					defer q.ShutDown()
+					if lane {
+						q.Add("warm")
+						get(t, q, "warm")
+						q.Done("warm")
+					}
+					rule.run(t, q)
+				})
+			})
+		}
+	}
+}
+
+// fixedDelay is a rate limiter that always says d.
+type fixedDelay time.Duration
+
+func (d fixedDelay) When(string) time.Duration { return time.Duration(d) }
+func (fixedDelay) Forget(string)               {}
+func (fixedDelay) NumRequeues(string) int      { return 0 }
+
+// TestFairness checks the round-robin across keys, level by level, and
+// FIFO within a key, with and without the lane.
+func TestFairness(t *testing.T) {
+	keys := func(item string) []string { return strings.Split(item, "/")[:2] }
+	for _, lane := range []bool{false, true} {
+		t.Run(fmt.Sprint("lane=", lane), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				q := actor.New(actor.Config[string]{Fairness: keys})
+				defer q.ShutDown()
+				if lane {
+					q.Add("w/w/0")
+					get(t, q, "w/w/0")
+					q.Done("w/w/0")
+				}
+				for i := range 4 {
+					q.Add(fmt.Sprintf("big/ns1/%d", i))
+				}
+				for i := range 2 {
+					q.Add(fmt.Sprintf("big/ns2/%d", i))
+				}
+				q.Add("small/ns/0")
+				q.Add("small/ns/1")
+				q.AddWithOpts(prio(1), "other/ns/0") // priorities still come first
+				var got []string
+				for range 9 {
+					item, _ := q.Get()
+					got = append(got, item)
+				}
+				want := []string{
+					"other/ns/0",
+					"big/ns1/0", "small/ns/0", "big/ns2/0", "small/ns/1",
+					"big/ns1/1", "big/ns2/1", "big/ns1/2", "big/ns1/3",
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("hand-out order\n got %v\nwant %v", got, want)
+				}
+			})
+		})
+	}
+}
+
+// TestStarvationBound checks that with a bound, a low-priority item waits
+// no longer than the bound while higher priorities keep coming, and that
+// without one it waits until they stop, as in controller-runtime.
+func TestStarvationBound(t *testing.T) {
+	for _, bound := range []time.Duration{0, 3 * time.Second} {
+		t.Run(fmt.Sprint("bound=", bound), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				q := actor.New(actor.Config[string]{StarvationBound: bound})
+				defer q.ShutDown()
+				start := time.Now()
+				q.AddWithOpts(prio(-1), "low")
+				var lowAt time.Duration = -1
+				for i := range 10 { // a high-priority item each second, each taking a second
+					q.AddWithOpts(prio(1), fmt.Sprint("high", i))
+					q.AddWithOpts(prio(1), fmt.Sprint("next", i))
+					item, _ := q.Get()
+					if item == "low" {
+						lowAt = time.Since(start)
+					}
+					time.Sleep(time.Second)
+					q.Done(item)
+				}
+				if bound == 0 {
+					if lowAt >= 0 {
+						t.Fatalf("low handed out at %v with no bound; want it to wait", lowAt)
+					}
+					return
+				}
+				if lowAt < bound || lowAt > bound+time.Second {
+					t.Fatalf("low handed out after %v; want between the bound %v and a second more", lowAt, bound)
+				}
+			})
+		})
+	}
+}
