@@ -158,7 +158,7 @@ func (o *prioOrder[T]) popStarving() (item T, p place, ok bool) {
 	var oldest orderEntry[T]
 	for i, prio := range o.prios[1:] {
 		b := o.bands[prio]
-		for b.log.len() > 0 && o.cur[b.log.front().item] != b.log.front().seq {
+		for b.log.len() > 0 && !live(o.cur, b.log.front()) {
 			b.log.pop() // stale: handed out, or moved
 		}
 		if b.log.len() == 0 {
@@ -263,7 +263,7 @@ func (n *node[T]) pop(cur map[T]uint64) (orderEntry[T], []string) {
 		} else {
 			e = n.fifo.pop()
 		}
-		if cur[e.item] == e.seq {
+		if live(cur, e) {
 			n.n--
 			if n.n == 0 {
 				n.fifo, n.late = ring[orderEntry[T]]{}, nil // the stale rest
@@ -317,6 +317,12 @@ func (n *node[T]) unlink(c *node[T]) {
 		n.last = c.prev
 	}
 	c.prev, c.next, c.active = nil, nil, false
+}
+
+// live reports whether e is its item's live entry.
+func live[T comparable](cur map[T]uint64, e orderEntry[T]) bool {
+	seq, ok := cur[e.item]
+	return ok && seq == e.seq
 }
 
 // heapPush and heapPop keep entries in a min-heap by sequence number.

@@ -248,6 +248,15 @@ func (s *state[T]) raise(e *entry, w want) bool {
 	return true
 }
 
+// reprioritize gives a processing item that is added again the priority w
+// asks for: its next run's, whatever the priority of the run under way.
+func (s *state[T]) reprioritize(e entry, w want) entry {
+	if w.prio != 0 {
+		s.usePrio()
+	}
+	return e.withPrio(w.prio)
+}
+
 // add is an immediate Add of item at the priority w asks for.
 func (s *state[T]) add(item T, w want) {
 	e := s.lookup(item)
@@ -276,7 +285,7 @@ func (s *state[T]) add(item T, w want) {
 			s.preempt = e.state() == staged
 		}
 	case processing:
-		s.raise(&e, w)
+		e = s.reprioritize(e, w) // the priority of its next run
 		s.m.add(item, e.prio())
 		s.setPlace(item, s.nextSeq())
 		s.set(item, e, processingDirty)
@@ -321,7 +330,7 @@ func (s *state[T]) addAt(item T, at int64, w want) {
 		s.setPlace(item, s.nextSeq())
 		s.set(item, e, delayed)
 	case processing:
-		s.raise(&e, w)
+		e = s.reprioritize(e, w) // the priority of its next run
 		s.delays.set(item, at)
 		s.m.setDelayed(s.delays.len())
 		s.setPlace(item, s.nextSeq())

@@ -334,3 +334,71 @@ func stressShutdown(t *testing.T, r *rand.Rand, kind int) {
 		}
 	}
 }
+
+// TestStressPriorities is TestStress with priorities, fairness keys and a
+// starvation bound (run it with -race): producers add with AddWithOpts at
+// random priorities, some delayed; consumers take with GetWithPriority and
+// GetBatch and add some of what they hold again at another priority. No
+// item is held twice, and every Add is followed by a processing.
+func TestStressPriorities(t *testing.T) {
+	const (
+		producers = 8
+		consumers = 8
+		keys      = 64
+		addsEach  = 2000
+	)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	q := actor.New(actor.Config[int]{
+		Fairness:        func(k int) []string { return []string{fmt.Sprint(k % 5), fmt.Sprint(k % 3)} },
+		StarvationBound: time.Millisecond,
+	})
+	h := newHistory(keys)
+	var consumersWG sync.WaitGroup
+	for c := range consumers {
+		r := rand.New(rand.NewPCG(seed, uint64(100+c)))
+		consumersWG.Go(func() {
+			buf := make([]int, 0, 4)
+			for {
+				var items []int
+				if c%2 == 0 {
+					k, _, shutdown := q.GetWithPriority()
+					if shutdown {
+						return
+					}
+					items = append(buf[:0], k)
+				} else {
+					var shutdown bool
+					if items, shutdown = q.GetBatch(buf); shutdown {
+						return
+					}
+				}
+				for _, k := range items {
+					h.started(k)
+					if r.IntN(5) == 0 {
+						h.adding(k)
+						q.AddWithOpts(actor.AddOpts{Priority: r.IntN(3) - 1}, k)
+					}
+					h.finished(k)
+					q.Done(k)
+				}
+			}
+		})
+	}
+	var producersWG sync.WaitGroup
+	for p := range producers {
+		r := rand.New(rand.NewPCG(seed, uint64(p)))
+		producersWG.Go(func() {
+			for range addsEach {
+				k := r.IntN(keys)
+				h.adding(k)
+				o := actor.AddOpts{Priority: r.IntN(5) - 2}
+				if r.IntN(8) == 0 {
+					o.After = time.Duration(r.IntN(100)) * time.Microsecond
+				}
+				q.AddWithOpts(o, k)
+			}
+		})
+	}
+	h.finish(t, q, &producersWG, &consumersWG)
+}
