@@ -14,6 +14,10 @@ func (s *state[T]) nextSeq() uint64 {
 // number seq of its priority, and notes whether it goes before the item
 // staged for the items channel.
 func (s *state[T]) enqueue(item T, e entry, seq uint64) {
+	if s.fifo != nil { // the default order: places do not matter
+		s.fifo.r.push(item)
+		return
+	}
 	p := s.placeOf(item, e.prio(), seq)
 	s.order.push(item, p)
 	if s.isStaged && p.prio > s.headPlace.prio {
@@ -74,7 +78,7 @@ func (s *state[T]) usePrio() {
 		item, _ := f.pop()
 		o.push(item, s.placeOf(item, 0, s.nextSeq()))
 	}
-	s.order = o
+	s.order, s.fifo = o, nil
 }
 
 // newPrioOrder makes the priority order of this queue.

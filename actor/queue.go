@@ -116,7 +116,7 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 			s.places = make(map[T]uint64)
 		}
 		if s.prio.fair || s.timed || s.requeue == RequeueAtAdd {
-			s.order = s.newPrioOrder()
+			s.order, s.fifo = s.newPrioOrder(), nil
 		}
 	}
 	o := &owner[T]{

@@ -130,6 +130,7 @@ type state[T comparable] struct {
 	peak  int // largest len(items) since the map was last rebuilt
 
 	order     readyOrder[T] // the ready items, in hand-out order (order.go, prio.go)
+	fifo      *fifo[T]      // order, while it is the default one
 	head      T             // the staged item, while isStaged
 	headPlace place         // its place in the order
 	isStaged  bool
@@ -170,7 +171,7 @@ type prioConfig struct {
 }
 
 func newState[T comparable](order readyOrder[T], f *filter[T], m *metrics[T], since func() int64) *state[T] {
-	return &state[T]{
+	s := &state[T]{
 		items:  make(map[T]entry),
 		order:  order,
 		delays: newDelays[T](),
@@ -178,6 +179,8 @@ func newState[T comparable](order readyOrder[T], f *filter[T], m *metrics[T], si
 		m:      m,
 		since:  since,
 	}
+	s.fifo, _ = order.(*fifo[T])
+	return s
 }
 
 // lookup returns item's entry. An offered item whose slot a consumer has
@@ -385,12 +388,15 @@ func (s *state[T]) serveDue() {
 
 // next takes the next ready item out of the ready order, for the caller to
 // move to its new state, and returns its place in the order.
-func (s *state[T]) next() (T, entry, place, bool) {
+func (s *state[T]) next() (item T, e entry, p place, ok bool) {
 	if s.order.len() == 0 {
-		var zero T
-		return zero, 0, place{}, false
+		return item, 0, p, false
 	}
-	item, p := s.order.pop()
+	if s.fifo != nil {
+		item = s.fifo.r.pop()
+	} else {
+		item, p = s.order.pop()
+	}
 	return item, s.items[item], p, true
 }
 
