@@ -33,6 +33,25 @@
 // goroutine, which Get otherwise avoids, so use it only where a select is
 // needed. Get and GetContext can be mixed freely with GetBatch.
 //
+// # Priorities and fairness
+//
+// [Queue.AddWithOpts] adds items with a priority (higher first), a delay,
+// or a rate-limited delay, many in one message; [Queue.GetWithPriority]
+// returns an item with its priority, and every way of taking items hands
+// them out in priority order. The rules are controller-runtime's priority
+// queue's: an item keeps the highest priority it was given and the
+// earliest time at which it is ready; a raised priority puts it at the back
+// of its new priority; within one priority, first in, first out. An item
+// added again while processing comes back after its Done at the highest
+// priority it was given meanwhile, at the place [Config.Requeue] says.
+// [Config.Fairness] gives items keys (a tenant, then a namespace, say):
+// within a priority, hand-out goes round-robin across the keys of each
+// level. [Config.StarvationBound] bounds how long a ready item can be
+// passed over by higher priorities. A queue that only ever uses priority 0
+// and no fairness pays for none of this: its items are first in, first
+// out, handed to Get through the lane (lane.go), which priorities turn
+// off.
+//
 // # Who owns what
 //
 // [New] starts one owner goroutine per queue, the only goroutine actorq
@@ -79,7 +98,8 @@
 //     Get takes that item, may be applied after the hand-out: the item then
 //     runs once more after Done (never concurrently, never lost), where
 //     client-go would not rerun it.
-//  9. Additions: Items, GetContext, GetBatch and DoneBatch.
+//  9. Additions: Items, GetContext, GetBatch, DoneBatch, and priorities,
+//     fairness and the starvation bound.
 //
 // Also unlike client-go, every call of ShutDownWithDrain returns once
 // nothing is processing (client-go wakes only one of several).
