@@ -27,7 +27,8 @@ import (
 // bound. The sum saturates at MaxInt64.
 //
 // Forget deletes the item's failure count, and NumRequeues reports it. The
-// count is kept until Forget: see the package doc on memory.
+// count is kept until Forget, or until the item has not failed for
+// [ExponentialConfig.CoolDown]: see the package doc on memory.
 //
 // An Exponential is safe for concurrent use by multiple goroutines; its
 // methods do not block beyond a short internal lock. Create one with
@@ -60,6 +61,19 @@ type ExponentialConfig struct {
 	// math/rand/v2. It must be safe for concurrent use if the limiter is
 	// shared. Tests set it to get exact jittered delays.
 	Rand func() float64
+
+	// CoolDown, if positive, makes the limiter forget an item's failures
+	// once CoolDown has passed since its last failure, as if Forget had
+	// been called: its next When returns Base again and NumRequeues
+	// reports 0. This bounds the memory of a process whose callers do not
+	// always call Forget (see the package doc on memory). 0, the default,
+	// keeps failures until Forget, as client-go does; a negative CoolDown
+	// is taken as 0.
+	CoolDown time.Duration
+
+	// Clock tells the time for CoolDown; nil means the real clock. It is
+	// read only when CoolDown is positive.
+	Clock Clock
 }
 
 // Validate reports, as an error, each value of c that [NewExponential] would
@@ -74,6 +88,9 @@ func (c ExponentialConfig) Validate() error {
 	}
 	if err := validateJitter("ExponentialConfig.Jitter", c.Jitter); err != nil {
 		errs = append(errs, err)
+	}
+	if c.CoolDown < 0 {
+		errs = append(errs, fmt.Errorf("ratelimit: ExponentialConfig.CoolDown = %v; must be >= 0", c.CoolDown))
 	}
 	return errors.Join(errs...)
 }
@@ -90,12 +107,14 @@ func NewExponential[T comparable](c ExponentialConfig) *Exponential[T] {
 	if r == nil {
 		r = rand.Float64
 	}
-	return &Exponential[T]{
+	e := &Exponential[T]{
 		base:   max(c.Base, 0),
 		max:    max(c.Max, 0),
 		jitter: clampJitter(c.Jitter),
 		rand:   r,
 	}
+	e.failures.coolAfter(c.CoolDown, c.Clock)
+	return e
 }
 
 // When records a failure of item and returns its delay, as described on

@@ -11,7 +11,8 @@ import (
 // Slow 10s and MaxFast 3, an item's delays are 5ms, 5ms, 5ms, 10s, 10s, ...
 //
 // Forget deletes the item's failure count, and NumRequeues reports it. The
-// count is kept until Forget: see the package doc on memory.
+// count is kept until Forget, or until the item has not failed for
+// [FastSlowConfig.CoolDown]: see the package doc on memory.
 //
 // A FastSlow is safe for concurrent use by multiple goroutines; its methods
 // do not block beyond a short internal lock. Create one with [NewFastSlow];
@@ -35,6 +36,17 @@ type FastSlowConfig struct {
 	// MaxFast is the number of failures delayed by Fast. A negative MaxFast
 	// is taken as 0: every delay is Slow.
 	MaxFast int
+
+	// CoolDown, if positive, makes the limiter forget an item's failures
+	// once CoolDown has passed since its last failure, as if Forget had
+	// been called: its next When returns Fast again (if MaxFast > 0) and
+	// NumRequeues reports 0. 0, the default, keeps failures until Forget,
+	// as client-go does; a negative CoolDown is taken as 0.
+	CoolDown time.Duration
+
+	// Clock tells the time for CoolDown; nil means the real clock. It is
+	// read only when CoolDown is positive.
+	Clock Clock
 }
 
 // Validate reports, as an error, each value of c that [NewFastSlow] would
@@ -50,6 +62,9 @@ func (c FastSlowConfig) Validate() error {
 	if c.MaxFast < 0 {
 		errs = append(errs, fmt.Errorf("ratelimit: FastSlowConfig.MaxFast = %d; must be >= 0", c.MaxFast))
 	}
+	if c.CoolDown < 0 {
+		errs = append(errs, fmt.Errorf("ratelimit: FastSlowConfig.CoolDown = %v; must be >= 0", c.CoolDown))
+	}
 	return errors.Join(errs...)
 }
 
@@ -61,7 +76,9 @@ func (c FastSlowConfig) Validate() error {
 // NewFastSlow(FastSlowConfig{Fast: fast, Slow: slow, MaxFast: maxFast}) for
 // every non-negative argument.
 func NewFastSlow[T comparable](c FastSlowConfig) *FastSlow[T] {
-	return &FastSlow[T]{fast: max(c.Fast, 0), slow: max(c.Slow, 0), maxFast: max(c.MaxFast, 0)}
+	f := &FastSlow[T]{fast: max(c.Fast, 0), slow: max(c.Slow, 0), maxFast: max(c.MaxFast, 0)}
+	f.failures.coolAfter(c.CoolDown, c.Clock)
+	return f
 }
 
 // When records a failure of item and returns Fast if it is one of the first
