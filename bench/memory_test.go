@@ -30,7 +30,11 @@ func TestMemory(t *testing.T) {
 // Add to the last Done (allocs/item), averaged over the ops. The time per
 // op is mostly garbage collection, so it reports none; its B/op and
 // allocs/op count a whole op (1M items and the harness).
-func BenchmarkMemory(b *testing.B) {
+func BenchmarkMemory(b *testing.B) { benchMemory(b, impls) }
+
+// benchMemory runs runMemory with memoryItems items for each
+// implementation, as sub-benchmarks impl=NAME, on a new queue per op.
+func benchMemory(b *testing.B, impls []impl) {
 	for _, im := range impls {
 		b.Run("impl="+im.name, func(b *testing.B) {
 			var queued, drained, allocs float64

@@ -38,10 +38,14 @@ func TestPipeline(t *testing.T) {
 // BenchmarkPipeline moves b.N distinct items through each queue: one op is
 // one item's Add, Get and Done. allocs/item is allocs/op unrounded (the
 // testing package truncates allocs/op to an integer).
-func BenchmarkPipeline(b *testing.B) {
-	for _, s := range pipelineShapes {
+func BenchmarkPipeline(b *testing.B) { benchPipeline(b, pipelineShapes, pipelineImpls) }
+
+// benchPipeline runs runPipeline for each shape and implementation, as
+// sub-benchmarks p=P,c=C/impl=NAME, with b.N items per run.
+func benchPipeline(b *testing.B, shapes []struct{ p, c int }, impls []impl) {
+	for _, s := range shapes {
 		b.Run(fmt.Sprintf("p=%d,c=%d", s.p, s.c), func(b *testing.B) {
-			for _, im := range pipelineImpls {
+			for _, im := range impls {
 				b.Run("impl="+im.name, func(b *testing.B) {
 					b.ReportAllocs()
 					var m0, m1 uint64
