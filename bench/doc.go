@@ -5,25 +5,42 @@
 // impl=actorq and impl=crpq, so that one run measures all of them under the
 // same conditions and benchstat -col /impl prints the ratios against
 // client-go. All queues are unnamed, so none records metrics; ints are the
-// items throughout.
+// items throughout. Where a workload uses priorities or fairness, which
+// client-go's queue does not have, client-go runs the same items without
+// them, as the base a user would migrate from.
 //
 //   - BenchmarkPipeline: p producers Add b.N distinct items, c consumers Get
 //     and Done them. One op is one item, so sec/op and allocs/op are per item.
 //     It also runs impl=actorqbatch: actorq with consumers that take up to
 //     64 items per GetBatch and finish them with one DoneBatch.
+//   - BenchmarkPipelinePrio: the pipeline with two priorities, shapes
+//     (1,1), (4,4), (16,16) and (16,1): one item in ten at -100
+//     (controller-runtime's handler.LowPriority) through AddWithOpts, the
+//     others at 0 through Add, consumers in GetWithPriority. actorq and
+//     crpq; client-go runs the items without priorities.
+//   - BenchmarkPipelineFair: the pipeline, same shapes, with actorq's
+//     Config.Fairness over 100 tenants, tenant 0 owning half the items;
+//     against client-go's plain queue (crpq has no fairness).
 //   - BenchmarkDedupStorm: producers Add b.N times keys drawn from 1,000 while
 //     consumers Get and Done. One op is one Add; adds/s is the producers'
 //     rate and processings/op the share of adds that led to a Get.
 //   - BenchmarkAddAfterStorm: 100,000 AddAfter calls from 8 goroutines with
 //     delays uniform in [0, 50ms), 4 consumers. One op is one storm.
+//   - BenchmarkAddWithOptsBatch: one goroutine adds 1,000,000 items with
+//     AddWithOpts, 100 per call (one call in ten at priority -100), while
+//     1,000 consumers wait in GetWithPriority; the slowest call, p99 and
+//     p50 of the calls in microseconds, and the time until all are done.
+//     client-go makes 100 Adds per batch, timed as one call.
 //   - BenchmarkLatency: one producer adds about 135,000 items/s, two
 //     consumers; Add-to-Get latency percentiles in microseconds.
 //   - BenchmarkMemory: heap bytes per item with 1,000,000 items queued, and
 //     after all of them were taken and done.
+//   - BenchmarkMemoryPrio: the same with the items at four priorities
+//     (actorq and crpq; client-go holds them without priorities).
 //   - BenchmarkActorMetrics: actorq alone, Add+Get+Done in one goroutine,
 //     with metrics off and on (a provider whose metrics only count).
 //
-// The harness functions (runPipeline, runDedupStorm, ...) are plain
+// The harness functions (runPipeline, runDedupStorm, runAddBatches, ...) are plain
 // functions over the [queue] interface; the tests in this package check that
 // they deliver exactly what they claim, and run with go test ./... without
 // -bench. Every run shuts its queue down; TestMain checks with goleak that

@@ -84,16 +84,16 @@ echo
 # faster, +: more or slower; ~: no significant difference at p < 0.05 over
 # the COUNT samples). Rows ending in -2 ran at GOMAXPROCS=2, the others at 1.
 # Units that mean nothing for a benchmark are left out here but kept in
-# the raw file: Pipeline's allocs/op (truncated; allocs/item is exact),
-# Latency's and Memory's B/op and allocs/op (a whole paced run or 1M-item
-# fill and drain, harness included).
+# the raw file: the pipelines' allocs/op (truncated; allocs/item is
+# exact), Latency's and the Memory benchmarks' B/op and allocs/op (a whole
+# paced run or 1M-item fill and drain, harness included).
 grep -E '^[a-z-]+: ' "$out" | sort -u
-for name in Pipeline DedupStorm AddAfterStorm Latency Memory; do
+for name in Pipeline PipelinePrio PipelineFair DedupStorm AddAfterStorm AddWithOptsBatch Latency Memory MemoryPrio; do
 	grep -q "^Benchmark$name/" "$out" || continue
 	echo
 	echo "## $name"
 	benchstat -col /impl \
-		-filter ".name:$name -(.name:Pipeline AND .unit:allocs/op) -(.name:(Latency OR Memory) AND .unit:(B/op OR allocs/op))" \
+		-filter ".name:$name -(.name:(Pipeline OR PipelinePrio OR PipelineFair) AND .unit:allocs/op) -(.name:(Latency OR Memory OR MemoryPrio) AND .unit:(B/op OR allocs/op))" \
 		"$out" | grep -vE '^[a-z-]+: '
 done
 if grep -q '^BenchmarkActorMetrics/' "$out"; then
