@@ -3,6 +3,7 @@ package bench
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // dedupResult is what one de-duplication storm did.
@@ -20,12 +21,14 @@ type dedupResult struct {
 // has applied its adds (actorq's adds are one-way; controller-runtime
 // buffers them), so the storm is over only once every add took effect.
 // start is called just before the producers are released, stop when the
-// storm is over (both may be nil).
+// storm is over (both may be nil). Each consumer works for work on every
+// item it gets, between Get and Done, by spinning on the clock (a sleep
+// would last a timer tick, not 20µs); 0 means none.
 //
 // With waitAll set, runDedupStorm then waits until every key was got at
 // least once before it shuts q down; if q loses a key, it blocks.
 // It shuts q down and returns when all its goroutines have ended.
-func runDedupStorm(q queue, producers, consumers, adds, keys int, waitAll bool, start, stop func()) dedupResult {
+func runDedupStorm(q queue, producers, consumers, adds, keys int, work time.Duration, waitAll bool, start, stop func()) dedupResult {
 	var (
 		got      atomic.Int64
 		distinct atomic.Int64
@@ -46,6 +49,9 @@ func runDedupStorm(q queue, producers, consumers, adds, keys int, waitAll bool, 
 				}
 				if waitAll && !seen[item].Swap(true) && distinct.Add(1) == int64(keys) {
 					close(allSeen)
+				}
+				if work > 0 {
+					spin(work)
 				}
 				q.Done(item)
 				got.Add(1)
@@ -77,4 +83,11 @@ func runDedupStorm(q queue, producers, consumers, adds, keys int, waitAll bool, 
 	wg.Wait()
 	res.total = int(got.Load())
 	return res
+}
+
+// spin keeps the calling goroutine busy for d: the stand-in for a
+// consumer's work on an item.
+func spin(d time.Duration) {
+	for t0 := time.Now(); time.Since(t0) < d; {
+	}
 }

@@ -24,6 +24,8 @@
 //   - BenchmarkDedupStorm: producers Add b.N times keys drawn from 1,000 while
 //     consumers Get and Done. One op is one Add; adds/s is the producers'
 //     rate and processings/op the share of adds that led to a Get.
+//   - BenchmarkDedupStormWork: the same with consumers that work 20µs on
+//     each item (spinning), so that keys wait and most adds are duplicates.
 //   - BenchmarkAddAfterStorm: 100,000 AddAfter calls from 8 goroutines with
 //     delays uniform in [0, 50ms), 4 consumers. One op is one storm.
 //   - BenchmarkAddWithOptsBatch: one goroutine adds 1,000,000 items with
@@ -31,10 +33,13 @@
 //     1,000 consumers wait in GetWithPriority; the slowest call, p99 and
 //     p50 of the calls in microseconds, and the time until all are done.
 //     client-go makes 100 Adds per batch, timed as one call.
-//   - BenchmarkLatency: one producer adds about 135,000 items/s, two
-//     consumers; Add-to-Get latency percentiles in microseconds.
+//   - BenchmarkLatency: one producer adds 1,000 and 200,000 items/s, two
+//     consumers; Add-to-Get latency percentiles in microseconds. At 1k/s
+//     the producer sleeps between items, so everything parks in between.
 //   - BenchmarkMemory: heap bytes per item with 1,000,000 items queued, and
-//     after all of them were taken and done.
+//     after all of them were taken and done; the drain is one consumer
+//     doing Get and Done over the 1M backlog, timed per item
+//     (ns/get-done).
 //   - BenchmarkMemoryPrio: the same with the items at four priorities
 //     (actorq and crpq; client-go holds them without priorities).
 //   - BenchmarkActorMetrics: actorq alone, Add+Get+Done in one goroutine,

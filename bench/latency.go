@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -16,15 +17,23 @@ type latencyResult struct {
 	rate float64
 }
 
+// spinBelow is the interval between items under which runLatency spins
+// instead of sleeping.
+const spinBelow = 50 * time.Microsecond
+
 // runLatency has one producer add items 0..n-1 at a steady rate (items per
 // second) while consumers goroutines Get and Done them, and measures each
 // item's Add-to-Get latency. The first warmup items are not measured.
 //
-// The producer paces itself by spinning on the clock with runtime.Gosched
-// between items: at about 7µs per item no timer or sleep is fine enough
-// (time.Sleep wakes about 1ms late here), and Gosched leaves the processor
-// to the queue and the consumers whenever they have work. It adds at once
-// when it is behind schedule, so a stall is followed by a short burst.
+// At high rates (an interval under 50µs) the producer paces itself by
+// spinning on the clock with runtime.Gosched between items: no timer or
+// sleep is fine enough (time.Sleep wakes tens of µs to 1ms late here), and
+// Gosched leaves the processor to the queue and the consumers whenever they
+// have work. At lower rates it sleeps until the next item is due, so that
+// the queue's goroutines and the consumers park between items, as they do
+// in a quiet controller; the rate achieved is then somewhat below rate. It
+// adds at once when it is behind schedule, so a stall is followed by a
+// short burst.
 //
 // It returns when every item was received (so it blocks if q loses one),
 // after shutting q down and waiting for its goroutines.
@@ -37,6 +46,9 @@ func runLatency(q queue, n, warmup, consumers int, rate float64) latencyResult {
 		interval = time.Duration(float64(time.Second) / rate)
 		base     = time.Now()
 	)
+	if !(rate > 0) {
+		panic(fmt.Sprintf("bench: runLatency rate %v; want > 0", rate))
+	}
 	left.Add(n)
 	for range consumers {
 		wg.Go(func() {
@@ -53,6 +65,11 @@ func runLatency(q queue, n, warmup, consumers int, rate float64) latencyResult {
 	}
 	for i := range n {
 		next := time.Duration(i) * interval
+		if interval >= spinBelow {
+			if wait := next - time.Since(base); wait > 0 {
+				time.Sleep(wait)
+			}
+		}
 		for time.Since(base) < next {
 			runtime.Gosched()
 		}
@@ -65,8 +82,10 @@ func runLatency(q queue, n, warmup, consumers int, rate float64) latencyResult {
 
 	res := latencyResult{latency: latency[min(warmup, n):]}
 	slices.Sort(res.latency)
-	if n > 1 && added[n-1] > added[0] {
-		res.rate = float64(n-1) / (added[n-1] - added[0]).Seconds()
+	// Item i is added no earlier than i intervals after base, so the rate
+	// achieved is at most rate.
+	if n > 1 && added[n-1] > 0 {
+		res.rate = float64(n-1) / added[n-1].Seconds()
 	}
 	return res
 }

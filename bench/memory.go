@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"runtime"
+	"time"
 )
 
 // memoryResult is the heap growth of one queue, per item.
@@ -16,6 +17,10 @@ type memoryResult struct {
 	// allocs counts the heap allocations from the first Add to the last
 	// Done, divided by n.
 	allocs float64
+	// drainTime is the time the drain took (every Get and Done from one
+	// goroutine over the n-item backlog, and the Len that waits for the
+	// last Done to be applied), divided by n.
+	drainTime time.Duration
 }
 
 // runMemory adds items 0..n-1 to the empty queue q, measures the live heap,
@@ -38,6 +43,7 @@ func runMemory(q queue, n int) (memoryResult, error) {
 		return memoryResult{}, fmt.Errorf("Len() = %d after %d adds; want %d", l, n, n)
 	}
 	queued := liveHeap()
+	t0 := time.Now()
 	for range n {
 		item, shutdown := q.Get()
 		if shutdown {
@@ -49,13 +55,15 @@ func runMemory(q queue, n int) (memoryResult, error) {
 	if l := q.Len(); l != 0 {
 		return memoryResult{}, fmt.Errorf("Len() = %d after the drain; want 0", l)
 	}
+	drainTime := time.Since(t0) / time.Duration(n)
 	m1 := mallocs()
 	drained := liveHeap()
 	runtime.KeepAlive(q)
 	return memoryResult{
-		allocs:  float64(m1-m0) / float64(n),
-		queued:  float64(int64(queued)-int64(empty)) / float64(n),
-		drained: float64(int64(drained)-int64(empty)) / float64(n),
+		allocs:    float64(m1-m0) / float64(n),
+		queued:    float64(int64(queued)-int64(empty)) / float64(n),
+		drained:   float64(int64(drained)-int64(empty)) / float64(n),
+		drainTime: drainTime,
 	}, nil
 }
 

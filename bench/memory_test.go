@@ -19,6 +19,9 @@ func TestMemory(t *testing.T) {
 			if res.queued <= 0 {
 				t.Errorf("bytes per queued item = %v; want > 0", res.queued)
 			}
+			if res.drainTime <= 0 {
+				t.Errorf("drain time per item = %v; want > 0", res.drainTime)
+			}
 		})
 	}
 }
@@ -27,7 +30,9 @@ func TestMemory(t *testing.T) {
 // reports the heap growth per item over the empty queue, with all of them
 // queued (B/queued-item) and after all were got and done
 // (B/item-after-drain), and the heap allocations per item from the first
-// Add to the last Done (allocs/item), averaged over the ops. The time per
+// Add to the last Done (allocs/item), and the time per item of the drain,
+// Get and Done from one goroutine over the 1M backlog (ns/get-done),
+// averaged over the ops. The time per
 // op is mostly garbage collection, so it reports none; its B/op and
 // allocs/op count a whole op (1M items and the harness).
 func BenchmarkMemory(b *testing.B) { benchMemory(b, impls) }
@@ -37,7 +42,7 @@ func BenchmarkMemory(b *testing.B) { benchMemory(b, impls) }
 func benchMemory(b *testing.B, impls []impl) {
 	for _, im := range impls {
 		b.Run("impl="+im.name, func(b *testing.B) {
-			var queued, drained, allocs float64
+			var queued, drained, allocs, drainNs float64
 			ops := 0
 			for b.Loop() {
 				q := im.newQueue()
@@ -49,12 +54,14 @@ func benchMemory(b *testing.B, impls []impl) {
 				queued += res.queued
 				drained += res.drained
 				allocs += res.allocs
+				drainNs += float64(res.drainTime.Nanoseconds())
 				ops++
 			}
 			b.ReportMetric(0, "ns/op")
 			b.ReportMetric(queued/float64(ops), "B/queued-item")
 			b.ReportMetric(drained/float64(ops), "B/item-after-drain")
 			b.ReportMetric(allocs/float64(ops), "allocs/item")
+			b.ReportMetric(drainNs/float64(ops), "ns/get-done")
 		})
 	}
 }

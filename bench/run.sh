@@ -9,7 +9,8 @@
 # Environment:
 #   COUNT      rounds (samples per benchmark and GOMAXPROCS), default 6
 #   BENCHTIME  -benchtime per benchmark, default 1s
-#   BENCH      -bench regexp, default . (all)
+#   BENCH      -bench regexp, default . (all); its first element picks the
+#              workloads (top-level benchmarks), the rest is passed on
 #   CPU        -cpu list (GOMAXPROCS values), default 1,2
 #
 # The test binary is built once, so every round measures the same code even
@@ -69,12 +70,30 @@ go test -c -o "$tmp/bench.test" .
 	echo "# started $(date -u '+%Y-%m-%d %H:%M:%S UTC'), COUNT=$COUNT BENCHTIME=$BENCHTIME BENCH=$BENCH CPU=$CPU, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$out"
 
+# Each round runs every benchmark (workload) once, in its own process, so
+# that the progress line can say which one is running.
+top=${BENCH%%/*}
+sub=
+[ "$top" = "$BENCH" ] || sub=/${BENCH#*/}
+mapfile -t names < <("$tmp/bench.test" -test.list="$top" | grep '^Benchmark')
+if [ ${#names[@]} -eq 0 ]; then
+	echo "no benchmark matches BENCH=$BENCH" >&2
+	exit 1
+fi
+elapsed() { printf '%dm%02ds' $((SECONDS / 60)) $((SECONDS % 60)); }
+SECONDS=0
 for i in $(seq "$COUNT"); do
-	echo "round $i/$COUNT (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
-	"$tmp/bench.test" -test.run='^$' -test.bench="$BENCH" -test.benchmem \
-		-test.count=1 -test.cpu="$CPU" -test.benchtime="$BENCHTIME" |
-		grep -v -e '^PASS$' -e '^ok ' >>"$out"
+	echo "# round $i/$COUNT, load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out"
+	for j in "${!names[@]}"; do
+		name=${names[$j]}
+		printf '\rround %d/%d  workload %d/%d %-22s  elapsed %s ' \
+			"$i" "$COUNT" $((j + 1)) ${#names[@]} "${name#Benchmark}" "$(elapsed)" >&2
+		"$tmp/bench.test" -test.run='^$' -test.bench="^$name\$$sub" -test.benchmem \
+			-test.count=1 -test.cpu="$CPU" -test.benchtime="$BENCHTIME" |
+			grep -v -e '^PASS$' -e '^ok ' >>"$out"
+	done
 done
+printf '\rdone: %d rounds of %d workloads in %s%-30s\n' "$COUNT" ${#names[@]} "$(elapsed)" "" >&2
 echo "# finished $(date -u '+%Y-%m-%d %H:%M:%S UTC'), load: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out"
 
 echo "raw results: bench/$out (ignored by git: git add -f it if bench/RESULTS.md cites it)"
@@ -88,7 +107,7 @@ echo
 # exact), Latency's and the Memory benchmarks' B/op and allocs/op (a whole
 # paced run or 1M-item fill and drain, harness included).
 grep -E '^[a-z-]+: ' "$out" | sort -u
-for name in Pipeline PipelinePrio PipelineFair DedupStorm AddAfterStorm AddWithOptsBatch Latency Memory MemoryPrio; do
+for name in Pipeline PipelinePrio PipelineFair DedupStorm DedupStormWork AddAfterStorm AddWithOptsBatch Latency Memory MemoryPrio; do
 	grep -q "^Benchmark$name/" "$out" || continue
 	echo
 	echo "## $name"
