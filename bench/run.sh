@@ -120,3 +120,15 @@ if grep -q '^BenchmarkActorMetrics/' "$out"; then
 	echo "## ActorMetrics (actorq alone, metrics off vs on)"
 	benchstat -col /metrics -filter '.name:ActorMetrics' "$out" | grep -vE '^[a-z-]+: '
 fi
+
+# The chart of the ratios at GOMAXPROCS=2 (or the first CPU value), next to
+# the raw file; a full run also updates bench/chart.svg, which the README
+# shows.
+cpu=2
+case ",$CPU," in *,2,*) ;; *) cpu=${CPU%%,*} ;; esac
+go run ./chart -cpu "$cpu" -o "${out%.txt}.svg" "$out"
+echo "chart: bench/${out%.txt}.svg" >&2
+if [ "$BENCH" = . ] && [ "$cpu" = 2 ]; then
+	cp "${out%.txt}.svg" chart.svg
+	echo "chart: bench/chart.svg updated" >&2
+fi

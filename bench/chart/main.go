@@ -53,13 +53,12 @@ var headlines = map[string][][]metric{
 	"Pipeline":         {{nsPerOp}},
 	"PipelinePrio":     {{nsPerOp}},
 	"PipelineFair":     {{nsPerOp}},
-	"OneConsumer":      {{nsPerOp}},
 	"DedupStorm":       {{{"adds/s", true, " adds/s"}}},
 	"DedupStormWork":   {{{"adds/s", true, " adds/s"}}},
 	"AddAfterStorm":    {{{"us-slowest-add", false, " slowest add"}, nsPerOp}},
 	"AddWithOptsBatch": {{{"us-max-add", false, " slowest call"}, nsPerOp}},
 	"Latency":          {{{"us-p50", false, " p50"}}, {{"us-p99", false, " p99"}}},
-	"Memory":           {{{"B/queued-item", false, " B/queued"}}},
+	"Memory":           {{{"B/queued-item", false, " B/queued"}}, {{"ns/get-done", false, " one consumer Get+Done"}}},
 	"MemoryPrio":       {{{"B/queued-item", false, " B/queued"}}},
 }
 
