@@ -24,7 +24,9 @@ type memoryResult struct {
 }
 
 // runMemory adds items 0..n-1 to the empty queue q, measures the live heap,
-// then gets and dones every item from this goroutine and measures again.
+// then gets and dones every item from this goroutine (with GetBatch and
+// DoneBatch, pipelineBatch at a time, if q is a batchTaker) and measures
+// again.
 // Each measurement follows two runtime.GC calls and reads HeapAlloc, so it
 // counts what is reachable plus what other goroutines allocated meanwhile
 // (nothing much: the benchmark is alone). It reports an error if q does not
@@ -44,12 +46,24 @@ func runMemory(q queue, n int) (memoryResult, error) {
 	}
 	queued := liveHeap()
 	t0 := time.Now()
-	for range n {
-		item, shutdown := q.Get()
-		if shutdown {
-			return memoryResult{}, fmt.Errorf("Get() reported shutdown during the drain")
+	if bt, ok := q.(batchTaker); ok {
+		buf := make([]int, 0, pipelineBatch)
+		for got := 0; got < n; {
+			items, shutdown := bt.takeBatch(buf)
+			if shutdown {
+				return memoryResult{}, fmt.Errorf("GetBatch() reported shutdown during the drain")
+			}
+			bt.doneBatch(items)
+			got += len(items)
 		}
-		q.Done(item)
+	} else {
+		for range n {
+			item, shutdown := q.Get()
+			if shutdown {
+				return memoryResult{}, fmt.Errorf("Get() reported shutdown during the drain")
+			}
+			q.Done(item)
+		}
 	}
 	// Len from this goroutine also sees its Dones applied.
 	if l := q.Len(); l != 0 {
