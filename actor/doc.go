@@ -61,7 +61,9 @@
 // nothing), and the metrics bookkeeping. Callers put requests in one
 // queue, its inbox, which it serves in rounds without blocking: Add,
 // AddAfter, Done and DoneBatch are one-way and wait at most for room in
-// the inbox; Len and GetBatch wait for the answer. A caller's calls take effect in the order
+// the inbox (adds have their own share of it, so a flood of consumers'
+// calls does not keep them out), AddWithOpts never waits; Len and GetBatch
+// wait for the answer. A caller's calls take effect in the order
 // it made them (an Add then a Done of one goroutine are applied in that
 // order), and once Len returns, every earlier call of the caller is
 // applied, its metrics included. Rate limiters run in the caller's

@@ -92,6 +92,7 @@ func (o *owner[T]) serveInbox(n int) {
 			o.s.serve(r)
 		}
 	}
+	o.c.inbox.settle()
 }
 
 // handOut gives ready items to whoever waits for them: waiting Get and

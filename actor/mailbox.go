@@ -2,6 +2,7 @@ package actor
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 )
 
@@ -35,13 +36,29 @@ type mailbox[T comparable] struct {
 
 	cells [mailboxSize]cell[T]
 
+	// adds counts the adds in the ring that the owner has not accounted
+	// for: senders add one per add they put, the owner subtracts those it
+	// took in one go per round (taken counts them meanwhile). An add is
+	// put only while adds < inboxSize, whatever the other requests fill.
+	adds  atomic.Int64
+	_     [56]byte
+	taken int64 // owner only
+
 	sleeping atomic.Bool   // the owner is about to block, or blocked
 	bell     chan struct{} // capacity 1: wakes the owner
 
 	// Senders waiting for room, adds and the others apart, since they
 	// have room at different fills.
-	adds, others gate[T]
-	held         []parked[T] // owner only: received at a gate, in fence order, not yet taken
+	addGate, others gate[T]
+	held            []parked[T] // owner only: received at a gate or spilled, in fence order, not yet taken
+
+	// Requests that never wait for room (see spills) go here when the
+	// ring has none, each with its place in the order like a parked one.
+	subs    atomic.Uint64 // the last parked.sub handed out
+	spillMu sync.Mutex
+	spill   []parked[T]
+	spilled atomic.Bool // spill is not empty
+	spare   []parked[T] // owner only: the last spill, emptied, for the next
 }
 
 // gate is where senders that found no room park, handing their request
@@ -59,6 +76,10 @@ type gate[T comparable] struct {
 type parked[T comparable] struct {
 	r     request[T]
 	fence uint64
+	// sub orders requests with the same fence: one sender's are made in
+	// that order (a list it spilled, then a request it parked with, with
+	// the tail unchanged in between).
+	sub uint64
 }
 
 // cell is one slot of the ring. seq is the ticket the cell is free for
@@ -70,7 +91,7 @@ type cell[T comparable] struct {
 }
 
 func newMailbox[T comparable](bell chan struct{}) *mailbox[T] {
-	m := &mailbox[T]{bell: bell, adds: gate[T]{c: make(chan parked[T])}, others: gate[T]{c: make(chan parked[T])}}
+	m := &mailbox[T]{bell: bell, addGate: gate[T]{c: make(chan parked[T])}, others: gate[T]{c: make(chan parked[T])}}
 	for i := range m.cells {
 		m.cells[i].seq.Store(uint64(i))
 	}
@@ -78,13 +99,19 @@ func newMailbox[T comparable](bell chan struct{}) *mailbox[T] {
 }
 
 // tryPut adds r unless there is no room for it. Any goroutine may call it.
-// An add (of an item) may fill only inboxSize cells, so that the other
-// cells stay free for the calls of consumers (Done, Get, Len), which then
-// seldom wait behind a flood of producers.
+// Adds (of items, one or a list) have room while fewer than inboxSize of
+// them are in the ring, and the other requests (Done, Get, Len) while they
+// leave inboxSize cells free, so that neither kind waits behind a flood of
+// the other: a Done seldom waits behind producers, and an add is not kept
+// out by a thousand consumers' Gets.
 func (m *mailbox[T]) tryPut(r request[T]) bool {
-	limit := uint64(mailboxSize)
-	if r.op <= opAddAt {
-		limit = inboxSize
+	add := r.op.isAdd()
+	limit := uint64(mailboxSize - inboxSize)
+	if add {
+		if m.adds.Load() >= inboxSize {
+			return false
+		}
+		limit = mailboxSize
 	}
 	for {
 		t := m.tail.Load()
@@ -103,6 +130,9 @@ func (m *mailbox[T]) tryPut(r request[T]) bool {
 		if !m.tail.CompareAndSwap(t, t+1) {
 			continue
 		}
+		if add {
+			m.adds.Add(1) // before the owner can take it
+		}
 		c.r = r
 		c.seq.Store(t + 1)
 		if m.sleeping.Load() && m.sleeping.CompareAndSwap(true, false) {
@@ -115,21 +145,25 @@ func (m *mailbox[T]) tryPut(r request[T]) bool {
 	}
 }
 
-// put adds r, waiting for room if there is none. It reports false, without
-// adding r, if done is closed first.
+// put adds r, waiting for room if there is none (except for requests that
+// spill). It reports false, without adding r, if done is closed first.
 func (m *mailbox[T]) put(r request[T], done <-chan struct{}) bool {
 	g := &m.others
-	if r.op <= opAddAt {
-		g = &m.adds
+	if r.op.isAdd() {
+		g = &m.addGate
 	}
 	for !m.tryPut(r) {
+		if r.op.spills() {
+			m.spillOver(r)
+			return true
+		}
 		g.waiting.Add(1)
 		if m.tryPut(r) { // the owner may have made room before it saw us
 			g.waiting.Add(-1)
 			return true
 		}
 		select {
-		case g.c <- parked[T]{r, m.tail.Load()}: // the owner took it
+		case g.c <- parked[T]{r, m.tail.Load(), m.subs.Add(1)}: // the owner took it
 			g.waiting.Add(-1)
 			return true
 		case <-done:
@@ -140,10 +174,57 @@ func (m *mailbox[T]) put(r request[T], done <-chan struct{}) bool {
 	return true
 }
 
+// spillOver adds r to the spill, at the place in the order that a sender
+// parked at a gate would have, and rings the bell if the owner sleeps.
+func (m *mailbox[T]) spillOver(r request[T]) {
+	p := parked[T]{r, m.tail.Load(), m.subs.Add(1)}
+	m.spillMu.Lock()
+	m.spill = append(m.spill, p)
+	m.spilled.Store(true)
+	m.spillMu.Unlock()
+	if m.sleeping.Load() && m.sleeping.CompareAndSwap(true, false) {
+		select {
+		case m.bell <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// hold puts p among the held requests, in order of fence, then sub.
+func (m *mailbox[T]) hold(p parked[T]) {
+	i := len(m.held)
+	m.held = append(m.held, p)
+	for ; i > 0 && (m.held[i-1].fence > p.fence || m.held[i-1].fence == p.fence && m.held[i-1].sub > p.sub); i-- {
+		m.held[i] = m.held[i-1]
+	}
+	m.held[i] = p
+}
+
+// unspill moves the spilled requests to the held ones.
+func (m *mailbox[T]) unspill() {
+	m.spillMu.Lock()
+	spill := m.spill
+	m.spill = m.spare
+	m.spilled.Store(false)
+	m.spillMu.Unlock()
+	for _, p := range spill {
+		m.hold(p)
+	}
+	clear(spill) // let the collector have what the requests point to
+	m.spare = spill[:0]
+}
+
 // take removes the next request, if one is there: a request received at a
-// gate whose place has come, or else the ring's next. Owner only (or,
-// after the owner ended, the caller holding the state).
+// gate or spilled whose place has come, or else the ring's next. Owner
+// only (or, after the owner ended, the caller holding the state).
+//
+// A sender spills before it puts its later requests in the ring, so once
+// take has seen one of those, it sees the spill too: it looks at the spill
+// before it takes from the ring.
 func (m *mailbox[T]) take() (r request[T], ok bool) {
+	if m.spilled.Load() {
+		m.unspill()
+	}
 	if len(m.held) > 0 && m.held[0].fence <= m.head {
 		r = m.held[0].r
 		m.held[0] = parked[T]{}
@@ -152,13 +233,30 @@ func (m *mailbox[T]) take() (r request[T], ok bool) {
 	}
 	c := &m.cells[m.head%mailboxSize]
 	if c.seq.Load() != m.head+1 {
+		m.settle()
 		return r, false // empty, or the next sender has not finished writing
+	}
+	if m.spilled.Load() { // spilled before this cell was written
+		return m.take()
 	}
 	r = c.r
 	c.r = request[T]{} // let the collector have what the request points to
 	c.seq.Store(m.head + mailboxSize)
 	m.head++
+	if r.op.isAdd() {
+		m.taken++
+	}
 	return r, true
+}
+
+// settle gives the room of the adds taken since the last call back to the
+// senders. The owner calls it at the end of each round (take calls it when
+// it finds the ring empty).
+func (m *mailbox[T]) settle() {
+	if m.taken > 0 {
+		m.adds.Add(-m.taken)
+		m.taken = 0
+	}
 }
 
 // admit receives up to n requests from senders parked at the gates, and
@@ -167,16 +265,11 @@ func (m *mailbox[T]) take() (r request[T], ok bool) {
 // sleep does not let the owner block meanwhile.
 func (m *mailbox[T]) admit(n int) int {
 	took := 0
-	for _, g := range [...]*gate[T]{&m.others, &m.adds} {
+	for _, g := range [...]*gate[T]{&m.others, &m.addGate} {
 		for took < n && g.waiting.Load() > 0 {
 			select {
 			case p := <-g.c:
-				i := len(m.held)
-				m.held = append(m.held, p)
-				for ; i > 0 && m.held[i-1].fence > p.fence; i-- {
-					m.held[i] = m.held[i-1]
-				}
-				m.held[i] = p
+				m.hold(p)
 				took++
 				continue
 			default:
@@ -189,7 +282,7 @@ func (m *mailbox[T]) admit(n int) int {
 
 // waiting reports whether a sender waits at a gate.
 func (m *mailbox[T]) waiting() bool {
-	return m.adds.waiting.Load() > 0 || m.others.waiting.Load() > 0
+	return m.addGate.waiting.Load() > 0 || m.others.waiting.Load() > 0
 }
 
 // sleep tells senders that the owner is about to block, and reports
@@ -200,7 +293,7 @@ func (m *mailbox[T]) waiting() bool {
 func (m *mailbox[T]) sleep() bool {
 	m.sleeping.Store(true)
 	c := &m.cells[m.head%mailboxSize]
-	if c.seq.Load() == m.head+1 || len(m.held) > 0 && m.held[0].fence <= m.head || m.waiting() {
+	if c.seq.Load() == m.head+1 || len(m.held) > 0 && m.held[0].fence <= m.head || m.waiting() || m.spilled.Load() {
 		m.sleeping.Store(false)
 		if c.seq.Load() != m.head+1 {
 			runtime.Gosched() // let the waiting sender park

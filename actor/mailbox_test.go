@@ -1,13 +1,14 @@
 package actor
 
 import (
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
 )
 
-// TestMailboxOrder has many senders put numbered requests, adds and Dones
-// mixed, and an owner take them as the owner goroutine does (the ring,
+// TestMailboxOrder has many senders put numbered requests, adds, lists
+// (which spill) and Dones mixed, and an owner take them as the owner goroutine does (the ring,
 // then the gates, sleeping on the bell when there is nothing): every
 // request arrives once, and each sender's in the order it put them. Run it
 // with -race.
@@ -21,7 +22,10 @@ func TestMailboxOrder(t *testing.T) {
 		wg.Go(func() {
 			for i := range each {
 				op := opDone
-				if (s+i)%3 != 0 {
+				switch {
+				case (s+i)%5 == 1:
+					op = opAddList // spills when there is no room
+				case (s+i)%3 != 0:
 					op = opAdd // limited to inboxSize cells
 				}
 				if !m.put(request[int]{op: op, item: s*each + i}, done) {
@@ -62,9 +66,9 @@ func TestMailboxOrder(t *testing.T) {
 }
 
 // TestMailboxLimits checks the room each kind of request has: adds may fill
-// inboxSize cells, the other requests the whole ring; a sender that finds
-// no room parks until the owner takes requests, or returns false once done
-// is closed.
+// inboxSize cells, the other requests all but inboxSize; a sender that
+// finds no room parks until the owner takes requests, or returns false once
+// done is closed.
 func TestMailboxLimits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		bell := make(chan struct{}, 1)
@@ -78,10 +82,10 @@ func TestMailboxLimits(t *testing.T) {
 		parked := make(chan bool)
 		go func() { parked <- m.put(request[int]{op: opAdd, item: -1}, done) }()
 		synctest.Wait()
-		if n := m.adds.waiting.Load(); n != 1 {
+		if n := m.addGate.waiting.Load(); n != 1 {
 			t.Fatalf("%d adds waiting with %d in the ring; want 1", n, inboxSize)
 		}
-		for i := range mailboxSize - inboxSize { // Dones still have room
+		for i := range mailboxSize - 2*inboxSize { // Dones still have room
 			if !m.put(request[int]{op: opDone, item: i}, done) {
 				t.Fatalf("done %d: no room", i)
 			}
@@ -89,7 +93,7 @@ func TestMailboxLimits(t *testing.T) {
 		go func() { parked <- m.put(request[int]{op: opDone, item: -2}, done) }()
 		synctest.Wait()
 		if n := m.others.waiting.Load(); n != 1 {
-			t.Fatalf("%d Dones waiting with a full ring; want 1", n)
+			t.Fatalf("%d Dones waiting with all but inboxSize cells full; want 1", n)
 		}
 		// The owner takes the ring, then the parked requests.
 		var order []int
@@ -100,10 +104,11 @@ func TestMailboxLimits(t *testing.T) {
 			}
 			order = append(order, r.item)
 		}
-		if len(order) != mailboxSize {
-			t.Fatalf("took %d requests from the ring; want %d", len(order), mailboxSize)
+		const inRing = mailboxSize - inboxSize
+		if len(order) != inRing {
+			t.Fatalf("took %d requests from the ring; want %d", len(order), inRing)
 		}
-		for len(order) < mailboxSize+2 {
+		for len(order) < inRing+2 {
 			synctest.Wait()
 			m.admit(roundSize)
 			for {
@@ -121,8 +126,27 @@ func TestMailboxLimits(t *testing.T) {
 		}
 		// Each parked request takes its place after what was in the ring
 		// when it parked: the add parked first.
-		if tail := order[mailboxSize:]; !(tail[0] == -1 && tail[1] == -2) {
+		if tail := order[inRing:]; !(tail[0] == -1 && tail[1] == -2) {
 			t.Fatalf("parked requests taken as %v; want the add's, then the Done's", tail)
+		}
+		// Consumers' requests up to their limit leave the adds their room.
+		for i := range mailboxSize - inboxSize {
+			if !m.put(request[int]{op: opDone, item: i}, done) {
+				t.Fatalf("done %d: no room", i)
+			}
+		}
+		for i := range inboxSize {
+			if !m.tryPut(request[int]{op: opAddList}) {
+				t.Fatalf("AddWithOpts %d: no room behind %d Dones", i, mailboxSize-inboxSize)
+			}
+		}
+		if m.tryPut(request[int]{op: opAdd}) {
+			t.Fatalf("add with %d adds in the ring: room; want none", inboxSize)
+		}
+		for {
+			if _, ok := m.take(); !ok {
+				break
+			}
 		}
 		// Once done is closed, a sender that finds no room gives up.
 		for range inboxSize {
@@ -135,4 +159,71 @@ func TestMailboxLimits(t *testing.T) {
 			t.Fatal("put returned true after done closed with no room")
 		}
 	})
+}
+
+// TestMailboxSpill checks that an AddWithOpts request never waits: with no
+// room in the ring it spills, and takes its place in the order all the
+// same, after the requests put before it and before those put after it.
+func TestMailboxSpill(t *testing.T) {
+	m := newMailbox[int](make(chan struct{}, 1))
+	done := make(chan struct{})
+	ticket := 0
+	for range mailboxSize - inboxSize {
+		if !m.tryPut(request[int]{op: opDone, item: ticket}) {
+			t.Fatalf("done %d: no room", ticket)
+		}
+		ticket++
+	}
+	for range inboxSize {
+		if !m.tryPut(request[int]{op: opAdd, item: ticket}) {
+			t.Fatalf("add %d: no room", ticket)
+		}
+		ticket++
+	}
+	if m.tryPut(request[int]{op: opAddList, item: -1}) {
+		t.Fatal("tryPut found room in a full ring")
+	}
+	// The ring is full; put returns at once (the test would hang if it
+	// waited, since nobody takes).
+	if !m.put(request[int]{op: opAddList, item: -1}, done) {
+		t.Fatal("put of a list returned false")
+	}
+	if !m.spilled.Load() {
+		t.Fatal("the list did not spill")
+	}
+	// The owner takes enough for a Done to have room again.
+	var order []int
+	for range inboxSize + 1 {
+		r, ok := m.take()
+		if !ok {
+			t.Fatal("take() found nothing in a full ring")
+		}
+		order = append(order, r.item)
+	}
+	// The same sender's next request goes into the ring, after the
+	// spilled one in the order.
+	if !m.tryPut(request[int]{op: opDone, item: -2}) {
+		t.Fatal("no room for a Done")
+	}
+	for {
+		r, ok := m.take()
+		if !ok {
+			break
+		}
+		order = append(order, r.item)
+	}
+	want := make([]int, 0, ticket+2)
+	for i := range ticket {
+		want = append(want, i)
+	}
+	want = append(want, -1, -2)
+	if !slices.Equal(order, want) {
+		t.Fatalf("order = %v...%v; want 0..%d, -1, -2", order[:3], order[len(order)-3:], ticket-1)
+	}
+	if m.spilled.Load() || len(m.spill) != 0 || len(m.held) != 0 {
+		t.Fatalf("after taking everything: spilled %v, spill %d, held %d; want none", m.spilled.Load(), len(m.spill), len(m.held))
+	}
+	if n := m.adds.Load(); n != 0 {
+		t.Fatalf("adds in the ring = %d after taking them all; want 0", n)
+	}
 }

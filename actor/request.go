@@ -26,6 +26,16 @@ const (
 	opCancel            // withdraw w, if it is still waiting
 )
 
+// isAdd reports whether o adds items: the requests that take room from the
+// adds' share of the inbox.
+func (o op) isAdd() bool { return o <= opAddList }
+
+// spills reports whether requests of kind o never wait for room in the
+// inbox: AddWithOpts, which adds a list in one message, like
+// controller-runtime's buffered adds. When the ring is full they go to the
+// mailbox's spill, which has no bound; every other request waits.
+func (o op) spills() bool { return o == opAddList }
+
 // request is a message to the owner goroutine.
 type request[T comparable] struct {
 	op   op
@@ -36,8 +46,8 @@ type request[T comparable] struct {
 }
 
 const (
-	// inboxSize is how many adds may be in flight before their senders
-	// wait for the owner to take them. It is a hand-over buffer, not storage:
+	// inboxSize is how many adds (requests that add items) may be in
+	// flight before their senders wait for the owner to take them. It is a hand-over buffer, not storage:
 	// the owner moves requests into its own unbounded state in batches.
 	//
 	// It is small on purpose. When the owner's thread loses its CPU to a
@@ -50,8 +60,9 @@ const (
 	// pipeline throughput (bench/RESULTS.md).
 	inboxSize = 64
 	// mailboxSize is the inbox's capacity: requests that add items may
-	// fill inboxSize cells, and the rest stay free for the calls of
-	// consumers, so that a Done seldom waits behind a flood of adds.
+	// fill inboxSize cells, the others all but inboxSize, so that a Done
+	// seldom waits behind a flood of adds, nor an add behind a flood of
+	// consumers.
 	mailboxSize = 4 * inboxSize
 	// roundSize bounds the requests the owner serves in one round, so that
 	// consumers and due timers are served between rounds however long the
