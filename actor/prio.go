@@ -135,8 +135,12 @@ func (o *prioOrder[T]) pop() (T, place) {
 	}
 	prio := o.prios[0]
 	b := o.bands[prio]
-	e, keys := b.root.pop(o.cur)
+	e := b.root.pop(o.cur)
 	o.popped(e.item, prio)
+	var keys []string
+	if o.keysOf != nil {
+		keys = o.keysOf(e.item) // its path in the tree: keys are fixed while an item is known
+	}
 	return e.item, place{prio: prio, seq: e.seq, at: e.at, keys: keys}
 }
 
@@ -238,12 +242,11 @@ func (n *node[T]) drop(keys []string) {
 }
 
 // pop takes the next live entry under n (whose count must be positive):
-// round-robin across children, sequence order within a leaf. It returns
-// the entry and the keys of its leaf.
-func (n *node[T]) pop(cur map[T]uint64) (orderEntry[T], []string) {
+// round-robin across children, sequence order within a leaf.
+func (n *node[T]) pop(cur map[T]uint64) orderEntry[T] {
 	if n.inner {
 		c := n.first
-		e, keys := c.pop(cur)
+		e := c.pop(cur)
 		n.n--
 		n.unlink(c)
 		if c.n > 0 {
@@ -254,7 +257,7 @@ func (n *node[T]) pop(cur map[T]uint64) (orderEntry[T], []string) {
 		if n.n == 0 {
 			n.children = nil
 		}
-		return e, append([]string{c.key}, keys...)
+		return e
 	}
 	for {
 		var e orderEntry[T]
@@ -268,7 +271,7 @@ func (n *node[T]) pop(cur map[T]uint64) (orderEntry[T], []string) {
 			if n.n == 0 {
 				n.fifo, n.late = ring[orderEntry[T]]{}, nil // the stale rest
 			}
-			return e, nil
+			return e
 		}
 	}
 }

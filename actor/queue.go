@@ -169,11 +169,7 @@ func (q *Queue[T]) Add(item T) {
 	if c.filter != nil && c.filter.skip(item) {
 		return // a duplicate: see filter.go
 	}
-	if c.fairness != nil { // the item's keys go with it
-		c.sendList(0, false, item, now)
-		return
-	}
-	c.send(request[T]{op: opAdd, item: item, at: c.callTime()})
+	c.send(request[T]{op: opAdd, item: item, at: c.callTime(), keys: c.keysOf(item)})
 }
 
 // AddAfter adds item after the delay d, measured on the queue's clock. A d
@@ -196,13 +192,10 @@ func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 	if d > 0 {
 		at = deadlineAfter(c.since(), d)
 	}
-	switch {
-	case c.fairness != nil: // the item's keys go with it
-		c.sendList(0, true, item, at)
-	case d <= 0:
-		c.send(request[T]{op: opRetry, item: item, at: c.callTime()})
-	default:
-		c.send(request[T]{op: opAddAt, item: item, at: at})
+	if d <= 0 {
+		c.send(request[T]{op: opRetry, item: item, at: c.callTime(), keys: c.keysOf(item)})
+	} else {
+		c.send(request[T]{op: opAddAt, item: item, at: at, keys: c.keysOf(item)})
 	}
 }
 
@@ -274,15 +267,13 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 	}
 }
 
-// sendList sends one item, with its fairness keys, as an itemList: at
-// priority prio, at deadline at (or now), counting a retry if retry.
-func (c *shared[T]) sendList(prio int, retry bool, item T, at int64) {
-	l := c.list()
-	l.prio, l.retry = prio, retry
-	l.add(item, at, c.fairness)
-	if !c.send(request[T]{op: opAddList, list: l, at: c.callTime()}) {
-		l.recycle()
+// keysOf returns item's fairness keys, computed in the caller's goroutine,
+// or nil without fairness.
+func (c *shared[T]) keysOf(item T) []string {
+	if c.fairness == nil {
+		return nil
 	}
+	return c.fairness(item)
 }
 
 // deadlineAfter returns now+d, saturating at the largest deadline.

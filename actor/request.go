@@ -42,6 +42,7 @@ type request[T comparable] struct {
 	item T
 	at   int64        // opAddAt: the deadline; others, with metrics: the caller's clock reading (both in nanoseconds since the epoch)
 	list *itemList[T] // opAddList, opDones: the items, with what the caller computed for each
+	keys []string     // opAdd, opRetry, opAddAt with fairness: the item's keys
 	w    *waiter[T]   // opLen, opGet, opCancel
 }
 
@@ -78,13 +79,13 @@ func (s *state[T]) serve(r request[T]) {
 	}
 	switch r.op {
 	case opAdd:
-		s.add(r.item, want{})
+		s.add(r.item, want{keys: r.keys})
 	case opRetry:
 		s.m.retry()
-		s.add(r.item, want{})
+		s.add(r.item, want{keys: r.keys})
 	case opAddAt:
 		s.m.retry()
-		s.addAt(r.item, r.at, want{})
+		s.addAt(r.item, r.at, want{keys: r.keys})
 	case opDone:
 		s.done(r.item)
 	case opAddList:
