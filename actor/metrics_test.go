@@ -1,6 +1,7 @@
 package actor_test
 
 import (
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -829,5 +830,75 @@ func TestMetricsLaneClaimWhileIdle(t *testing.T) {
 			t.Fatalf("latencies = %v; want %v (a claimed 1s after it was added)", got, want)
 		}
 		q.Done("a")
+	})
+}
+
+// prioRecorder also records the depth by priority.
+type prioRecorder struct {
+	*recorder
+	depth map[int]int // guarded by recorder.mu
+}
+
+func (r prioRecorder) NewDepthMetricWithPriority(string) actor.PriorityGaugeMetric { return r }
+
+func (r prioRecorder) Inc(p int) { r.mu.Lock(); r.depth[p]++; r.mu.Unlock() }
+func (r prioRecorder) Dec(p int) { r.mu.Lock(); r.depth[p]--; r.mu.Unlock() }
+
+// depthNow returns the depth by priority, without the priorities at 0.
+func (r prioRecorder) depthNow() map[int]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := map[int]int{}
+	for p, n := range r.depth {
+		if n != 0 {
+			m[p] = n
+		}
+	}
+	return m
+}
+
+// TestDepthByPriorityOnRaise: raising the priority of an item that is
+// waiting to be handed out, in whatever state (ready, staged on the items
+// channel, added again while processing), moves its count in the depth
+// from the old priority to the new one, as controller-runtime's queue
+// does; the depth never goes negative and is empty once all is taken.
+func TestDepthByPriorityOnRaise(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := prioRecorder{newRecorder(), map[int]int{}}
+		q := actor.New(actor.Config[string]{Name: "q", MetricsProvider: rec, Requeue: actor.RequeueAtAdd})
+		defer q.ShutDown()
+		check := func(what string, want map[int]int) {
+			t.Helper()
+			q.Len()
+			if got := rec.depthNow(); !maps.Equal(got, want) {
+				t.Errorf("%s: depth by priority = %v; want %v", what, got, want)
+			}
+		}
+		q.AddWithOpts(actor.AddOpts{Priority: -5}, "ready")
+		q.AddWithOpts(actor.AddOpts{Priority: 7}, "held")
+		check("two adds", map[int]int{-5: 1, 7: 1})
+		if item, _ := q.Get(); item != "held" {
+			t.Fatalf("Get() = %q; want held", item)
+		}
+		q.AddWithOpts(actor.AddOpts{Priority: 1}, "held") // dirty, counted at 1
+		check("re-added while processing", map[int]int{-5: 1, 1: 1})
+		q.AddWithOpts(actor.AddOpts{Priority: 3}, "held") // raised while dirty
+		check("raised while processing", map[int]int{-5: 1, 3: 1})
+		q.AddWithOpts(actor.AddOpts{Priority: 2}, "ready") // raised while ready
+		check("raised while ready", map[int]int{2: 1, 3: 1})
+		q.Done("held")
+		// The items channel stages the next item (held, at 3); raising it
+		// there moves its count too.
+		items := q.Items()
+		synctest.Wait()
+		q.AddWithOpts(actor.AddOpts{Priority: 9}, "held")
+		check("raised while staged", map[int]int{2: 1, 9: 1})
+		for _, want := range []string{"held", "ready"} {
+			if item := <-items; item != want {
+				t.Fatalf("<-Items() = %q; want %q", item, want)
+			}
+			q.Done(want)
+		}
+		check("all taken", map[int]int{})
 	})
 }

@@ -284,6 +284,7 @@ func (s *state[T]) add(item T, w want) {
 		// (An offered item is in the lane, which a raise turns off, and so
 		// takes it back.)
 		if s.raise(&e, w) {
+			s.m.moveDepth(old, e.prio())
 			s.set(item, e, e.state())
 			s.preempt = e.state() == staged
 		}
@@ -293,7 +294,8 @@ func (s *state[T]) add(item T, w want) {
 		s.setPlace(item, s.nextSeq())
 		s.set(item, e, processingDirty)
 	case processingDirty:
-		if s.raise(&e, w) {
+		if s.raise(&e, w) { // counted in the depth since the Add that made it dirty
+			s.m.moveDepth(old, e.prio())
 			s.setPlace(item, s.nextSeq())
 			s.set(item, e, processingDirty)
 			return

@@ -16,8 +16,6 @@ var actorDefects = map[string]string{
 	"DueItemsGoInOrderOfReadiness": "actor: items due at the same instant go in the order their deadlines were last set " +
 		"(a shortened delay goes after one set earlier), where controller-runtime orders them by priority, then by the " +
 		"place of their first add (or last raise)",
-	"MetricsAddsAndDepthByPriority": "actor: raising the priority of an item added again while it is processing " +
-		"(processingDirty) does not move its depth from the old priority to the new one; the depth by priority goes negative",
 	"WidePriorities": "actor: priorities are clamped to int32 (entry.withPrio); controller-runtime keeps any int and " +
 		"GetWithPriority hands it back",
 }
