@@ -63,7 +63,7 @@ func (d *delays[T]) next() (at int64, ok bool) {
 
 // popDue removes and returns an item whose deadline is at or before now,
 // earliest first (for equal deadlines, the one delayed first).
-func (d *delays[T]) popDue(now int64) (item T, ok bool) {
+func (d *delays[T]) popDue(now int64) (item T, at int64, ok bool) {
 	for d.heap.len() > 0 && d.heap.top().at <= now {
 		e := d.heap.pop()
 		if !d.isLive(&e) {
@@ -71,9 +71,9 @@ func (d *delays[T]) popDue(now int64) (item T, ok bool) {
 			continue
 		}
 		delete(d.deadlines, e.item)
-		return e.item, true
+		return e.item, e.at, true
 	}
-	return item, false
+	return item, 0, false
 }
 
 // reset forgets every deadline.

@@ -136,6 +136,31 @@ func TestPriorityRules(t *testing.T) {
 			getP(t, q, "a", 0)
 			getP(t, q, "b", 0)
 		}},
+		{"controller-runtime's rule: items due at once go by priority, then first place", actor.Config[string]{Requeue: actor.RequeueAtAdd}, func(t *testing.T, q *actor.Queue[string]) {
+			q.AddAfter("a", 2*time.Second)
+			q.AddAfter("b", time.Second)
+			q.AddAfter("a", time.Second) // shortened: due with b, first added before b
+			q.AddWithOpts(actor.AddOpts{After: time.Second, Priority: -1}, "c")
+			q.AddWithOpts(actor.AddOpts{After: time.Second, Priority: -1}, "d")
+			q.AddWithOpts(actor.AddOpts{After: time.Second, Priority: -1}, "c") // no raise: keeps its place
+			q.AddWithOpts(actor.AddOpts{After: time.Second, Priority: 1}, "e")
+			q.Add("f")
+			time.Sleep(time.Second)
+			for _, want := range []struct {
+				item string
+				prio int
+			}{{"e", 1}, {"f", 0}, {"a", 0}, {"b", 0}, {"c", -1}, {"d", -1}} {
+				getP(t, q, want.item, want.prio)
+			}
+		}},
+		{"client-go's rule: items due at once go in the order their deadlines were set", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
+			q.AddAfter("a", 2*time.Second)
+			q.AddAfter("b", time.Second)
+			q.AddAfter("a", time.Second)
+			time.Sleep(time.Second)
+			getP(t, q, "b", 0)
+			getP(t, q, "a", 0)
+		}},
 		{"client-go's rule: a delayed item that an Add makes ready goes last", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
 			q.AddWithOpts(actor.AddOpts{After: time.Hour}, "a")
 			q.Add("b")

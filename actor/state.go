@@ -1,7 +1,9 @@
 package actor
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -144,6 +146,7 @@ type state[T comparable] struct {
 	seq     uint64         // the last sequence number given: places within a priority
 	requeue Requeue        // where an item added again while processing goes
 	places  map[T]uint64   // RequeueAtAdd: the places of delayed and dirty items
+	dueBuf  []dueItem[T]   // RequeueAtAdd: scratch for the items due at once
 	keys    map[T][]string // with fairness: each known item's keys
 	timed   bool           // the order needs the time each item became ready
 	prio    prioConfig     // how to make a priority order, once one is needed
@@ -354,27 +357,75 @@ func (s *state[T]) addAt(item T, at int64, w want) {
 }
 
 // due makes ready every delayed item whose deadline is at or before now,
-// in a new place: as of now.
+// in a new place: as of now. Items due at the same instant take their
+// places in the order their deadlines were set (client-go's), or, with
+// RequeueAtAdd, as controller-runtime's queue orders them: by priority,
+// then by the place of their first add or last raise.
 func (s *state[T]) due(now int64) {
 	n := s.delays.len()
 	s.m.stampAt(now)
-	for {
-		item, ok := s.delays.popDue(now)
-		if !ok {
-			break
-		}
-		e := s.items[item] // delayed or processingDelayed: never offered
-		s.m.add(item, e.prio())
-		if e.state() == processingDelayed {
-			s.setPlace(item, s.nextSeq())
-			s.set(item, e, processingDirty)
-		} else {
-			s.takePlace(item)
-			s.enqueue(item, s.set(item, e, ready), s.nextSeq())
+	if s.requeue == RequeueAtAdd {
+		s.dueInPlaceOrder(now)
+	} else {
+		for {
+			item, _, ok := s.delays.popDue(now)
+			if !ok {
+				break
+			}
+			s.isDue(item)
 		}
 	}
 	if s.delays.len() != n {
 		s.m.setDelayed(s.delays.len())
+	}
+}
+
+// dueItem is an item whose deadline, at, has passed.
+type dueItem[T comparable] struct {
+	item T
+	at   int64
+}
+
+// dueInPlaceOrder makes the items due at now ready in controller-runtime's
+// order: by deadline, then priority (highest first), then place.
+func (s *state[T]) dueInPlaceOrder(now int64) {
+	due := s.dueBuf[:0]
+	for {
+		item, at, ok := s.delays.popDue(now)
+		if !ok {
+			break
+		}
+		due = append(due, dueItem[T]{item, at})
+	}
+	if len(due) > 1 {
+		slices.SortStableFunc(due, func(a, b dueItem[T]) int {
+			if c := cmp.Compare(a.at, b.at); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(s.items[b.item].prio(), s.items[a.item].prio()); c != 0 {
+				return c
+			}
+			return cmp.Compare(s.places[a.item], s.places[b.item])
+		})
+	}
+	for i := range due {
+		s.isDue(due[i].item)
+		due[i] = dueItem[T]{}
+	}
+	s.dueBuf = due[:0]
+}
+
+// isDue is the event of item's deadline passing: a delayed item becomes
+// ready, a processing one dirty, in a new place.
+func (s *state[T]) isDue(item T) {
+	e := s.items[item] // delayed or processingDelayed: never offered
+	s.m.add(item, e.prio())
+	if e.state() == processingDelayed {
+		s.setPlace(item, s.nextSeq())
+		s.set(item, e, processingDirty)
+	} else {
+		s.takePlace(item)
+		s.enqueue(item, s.set(item, e, ready), s.nextSeq())
 	}
 }
 

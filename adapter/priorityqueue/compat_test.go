@@ -13,9 +13,6 @@ import (
 // owner and skipped here, with the failing behaviour in the reason, until
 // actor is fixed; then the entry goes.
 var actorDefects = map[string]string{
-	"DueItemsGoInOrderOfReadiness": "actor: items due at the same instant go in the order their deadlines were last set " +
-		"(a shortened delay goes after one set earlier), where controller-runtime orders them by priority, then by the " +
-		"place of their first add (or last raise)",
 	"WidePriorities": "actor: priorities are clamped to int32 (entry.withPrio); controller-runtime keeps any int and " +
 		"GetWithPriority hands it back",
 }
