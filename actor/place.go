@@ -18,7 +18,7 @@ func (s *state[T]) enqueue(item T, e entry, seq uint64) {
 		s.fifo.r.push(item)
 		return
 	}
-	p := s.placeOf(item, e.prio(), seq)
+	p := s.placeOf(item, s.prioOf(item, e), seq)
 	s.order.push(item, p)
 	if s.isStaged && p.prio > s.headPlace.prio {
 		s.preempt = true

@@ -1,6 +1,7 @@
 package actor
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -92,7 +93,7 @@ func (o *prioOrder[T]) insert(item T, p place, front bool) {
 	if b == nil {
 		b = &band[T]{}
 		o.bands[p.prio] = b
-		i, _ := slices.BinarySearchFunc(o.prios, p.prio, func(a, b int) int { return b - a })
+		i, _ := slices.BinarySearchFunc(o.prios, p.prio, func(a, b int) int { return cmp.Compare(b, a) }) // highest first
 		o.prios = slices.Insert(o.prios, i, p.prio)
 	}
 	e := orderEntry[T]{item: item, seq: p.seq, at: p.at}

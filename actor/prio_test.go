@@ -2,6 +2,7 @@ package actor_test
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -45,6 +46,22 @@ func TestPriorityRules(t *testing.T) {
 			}{{"b", 1}, {"d", 1}, {"e", 1}, {"a", 0}, {"f", 0}, {"c", -1}} {
 				getP(t, q, w.item, w.prio)
 			}
+		}},
+		{"a priority is any int", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
+			q.AddWithOpts(prio(1<<40), "a")
+			q.AddWithOpts(prio(1<<41), "b")
+			q.AddWithOpts(prio(math.MinInt), "c")
+			q.AddWithOpts(prio(math.MinInt32), "d")
+			q.AddWithOpts(prio(math.MinInt), "e")
+			q.AddWithOpts(prio(math.MaxInt32+1), "e") // raised, still wide
+			q.AddWithOpts(prio(math.MinInt), "f")
+			q.AddWithOpts(prio(-3), "f") // raised into the entry's range
+			getP(t, q, "b", 1<<41)
+			getP(t, q, "a", 1<<40)
+			getP(t, q, "e", math.MaxInt32+1)
+			getP(t, q, "f", -3)
+			getP(t, q, "d", math.MinInt32)
+			getP(t, q, "c", math.MinInt)
 		}},
 		{"an item keeps its highest priority", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
 			q.AddWithOpts(prio(1), "a")

@@ -53,6 +53,7 @@ type entry uint64
 const (
 	stateMask entry = 0x0f
 	hotBit    entry = 1 << 4 // the item has an entry in the filter
+	wideBit   entry = 1 << 5 // the priority does not fit: state.wide holds it
 	slotShift       = 8
 	slotMask  entry = 0xffff << slotShift
 	prioShift       = 32
@@ -68,7 +69,9 @@ func (e entry) slot() uint32 { return uint32(e&slotMask) >> slotShift }
 
 func (e entry) withSlot(idx uint32) entry { return e&^slotMask | entry(idx)<<slotShift }
 
-// prio is the item's priority.
+// prio is the item's priority, if it fits in the entry's 32 bits;
+// otherwise (wideBit set) the nearest one that does, which has the right
+// sign, and state.prioOf has the priority.
 func (e entry) prio() int { return int(int32(e >> prioShift)) }
 
 func (e entry) withPrio(p int) entry {
@@ -78,6 +81,31 @@ func (e entry) withPrio(p int) entry {
 // clampPrio keeps a priority within the int32 an entry holds.
 func clampPrio(p int) int32 {
 	return int32(min(max(p, math.MinInt32), math.MaxInt32))
+}
+
+// prioOf returns the priority of item, whose entry is e. Priorities are
+// any int, as in controller-runtime; the few that do not fit in an entry
+// are kept in a map of their own.
+func (s *state[T]) prioOf(item T, e entry) int {
+	if e&wideBit != 0 {
+		return s.wide[item]
+	}
+	return e.prio()
+}
+
+// withPrio returns e with item's priority p.
+func (s *state[T]) withPrio(item T, e entry, p int) entry {
+	if int(int32(p)) == p {
+		if e&wideBit != 0 {
+			delete(s.wide, item)
+		}
+		return e.withPrio(p) &^ wideBit
+	}
+	if s.wide == nil {
+		s.wide = make(map[T]int)
+	}
+	s.wide[item] = p
+	return e.withPrio(p) | wideBit
 }
 
 // noop is the filter's flag for an item with this entry: an Add (at the
@@ -146,6 +174,7 @@ type state[T comparable] struct {
 	seq     uint64         // the last sequence number given: places within a priority
 	requeue Requeue        // where an item added again while processing goes
 	places  map[T]uint64   // RequeueAtAdd: the places of delayed and dirty items
+	wide    map[T]int      // the priorities that do not fit in an entry (see prioOf)
 	dueBuf  []dueItem[T]   // RequeueAtAdd: scratch for the items due at once
 	keys    map[T][]string // with fairness: each known item's keys
 	timed   bool           // the order needs the time each item became ready
@@ -211,6 +240,9 @@ func (s *state[T]) set(item T, e entry, st itemState) entry {
 		if s.keys != nil {
 			delete(s.keys, item)
 		}
+		if e&wideBit != 0 {
+			delete(s.wide, item)
+		}
 		s.remove(item)
 		return 0
 	}
@@ -240,42 +272,42 @@ func (s *state[T]) know(item T, w want) entry {
 	if w.prio != 0 {
 		s.usePrio()
 	}
-	return entry(0).withPrio(w.prio)
+	return s.withPrio(item, 0, w.prio)
 }
 
-// raise gives e the priority w asks for if it is higher, and reports
-// whether it did.
-func (s *state[T]) raise(e *entry, w want) bool {
-	if w.prio <= e.prio() {
+// raise gives item, whose entry is e, the priority w asks for if it is
+// higher, and reports whether it did.
+func (s *state[T]) raise(item T, e *entry, w want) bool {
+	if w.prio <= s.prioOf(item, *e) {
 		return false
 	}
 	s.usePrio()
-	*e = e.withPrio(w.prio)
+	*e = s.withPrio(item, *e, w.prio)
 	return true
 }
 
 // reprioritize gives a processing item that is added again the priority w
 // asks for: its next run's, whatever the priority of the run under way.
-func (s *state[T]) reprioritize(e entry, w want) entry {
+func (s *state[T]) reprioritize(item T, e entry, w want) entry {
 	if w.prio != 0 {
 		s.usePrio()
 	}
-	return e.withPrio(w.prio)
+	return s.withPrio(item, e, w.prio)
 }
 
 // add is an immediate Add of item at the priority w asks for.
 func (s *state[T]) add(item T, w want) {
 	e := s.lookup(item)
-	old := e.prio()
+	old := s.prioOf(item, e)
 	switch e.state() {
 	case absent:
 		e = s.know(item, w)
-		s.m.add(item, e.prio())
+		s.m.add(item, s.prioOf(item, e))
 		s.enqueue(item, s.set(item, e, ready), s.nextSeq())
 	case ready:
-		if s.raise(&e, w) { // to the back of its new priority
+		if s.raise(item, &e, w) { // to the back of its new priority
 			s.order.remove(item, s.placeOf(item, old, 0))
-			s.m.moveDepth(old, e.prio())
+			s.m.moveDepth(old, s.prioOf(item, e))
 			s.enqueue(item, s.set(item, e, ready), s.nextSeq())
 			return
 		}
@@ -286,35 +318,35 @@ func (s *state[T]) add(item T, w want) {
 		// the priority; then it goes back to the order at its new one.
 		// (An offered item is in the lane, which a raise turns off, and so
 		// takes it back.)
-		if s.raise(&e, w) {
-			s.m.moveDepth(old, e.prio())
+		if s.raise(item, &e, w) {
+			s.m.moveDepth(old, s.prioOf(item, e))
 			s.set(item, e, e.state())
 			s.preempt = e.state() == staged
 		}
 	case processing:
-		e = s.reprioritize(e, w) // the priority of its next run
-		s.m.add(item, e.prio())
+		e = s.reprioritize(item, e, w) // the priority of its next run
+		s.m.add(item, s.prioOf(item, e))
 		s.setPlace(item, s.nextSeq())
 		s.set(item, e, processingDirty)
 	case processingDirty:
-		if s.raise(&e, w) { // counted in the depth since the Add that made it dirty
-			s.m.moveDepth(old, e.prio())
+		if s.raise(item, &e, w) { // counted in the depth since the Add that made it dirty
+			s.m.moveDepth(old, s.prioOf(item, e))
 			s.setPlace(item, s.nextSeq())
 			s.set(item, e, processingDirty)
 			return
 		}
 		s.markHot(item, e)
 	case delayed:
-		raised := s.raise(&e, w)
+		raised := s.raise(item, &e, w)
 		s.delays.cancel(item)
 		s.m.setDelayed(s.delays.len())
-		s.m.add(item, e.prio())
+		s.m.add(item, s.prioOf(item, e))
 		s.enqueue(item, s.set(item, e, ready), s.placeOnAdd(item, raised))
 	case processingDelayed:
-		raised := s.raise(&e, w)
+		raised := s.raise(item, &e, w)
 		s.delays.cancel(item)
 		s.m.setDelayed(s.delays.len())
-		s.m.add(item, e.prio())
+		s.m.add(item, s.prioOf(item, e))
 		s.setPlace(item, s.placeOnAdd(item, raised))
 		s.set(item, e, processingDirty)
 	}
@@ -338,14 +370,14 @@ func (s *state[T]) addAt(item T, at int64, w want) {
 		s.setPlace(item, s.nextSeq())
 		s.set(item, e, delayed)
 	case processing:
-		e = s.reprioritize(e, w) // the priority of its next run
+		e = s.reprioritize(item, e, w) // the priority of its next run
 		s.delays.set(item, at)
 		s.m.setDelayed(s.delays.len())
 		s.setPlace(item, s.nextSeq())
 		s.set(item, e, processingDelayed)
 	case delayed, processingDelayed:
 		s.delays.shorten(item, at)
-		if s.raise(&e, w) {
+		if s.raise(item, &e, w) {
 			s.setPlace(item, s.nextSeq())
 			s.set(item, e, e.state())
 		}
@@ -402,7 +434,7 @@ func (s *state[T]) dueInPlaceOrder(now int64) {
 			if c := cmp.Compare(a.at, b.at); c != 0 {
 				return c
 			}
-			if c := cmp.Compare(s.items[b.item].prio(), s.items[a.item].prio()); c != 0 {
+			if c := cmp.Compare(s.prioOf(b.item, s.items[b.item]), s.prioOf(a.item, s.items[a.item])); c != 0 {
 				return c
 			}
 			return cmp.Compare(s.places[a.item], s.places[b.item])
@@ -419,7 +451,7 @@ func (s *state[T]) dueInPlaceOrder(now int64) {
 // ready, a processing one dirty, in a new place.
 func (s *state[T]) isDue(item T) {
 	e := s.items[item] // delayed or processingDelayed: never offered
-	s.m.add(item, e.prio())
+	s.m.add(item, s.prioOf(item, e))
 	if e.state() == processingDelayed {
 		s.setPlace(item, s.nextSeq())
 		s.set(item, e, processingDirty)
@@ -496,7 +528,7 @@ func (s *state[T]) handedOut() {
 func (s *state[T]) start(item T, e entry) {
 	s.nproc++
 	if s.m != nil {
-		s.m.get(item, e.prio(), s.m.at)
+		s.m.get(item, s.prioOf(item, e), s.m.at)
 	}
 	s.set(item, e, processing)
 }
@@ -526,7 +558,7 @@ func (s *state[T]) claimSeen(item T, e entry) entry {
 	at := s.lane.release(idx)
 	s.nproc++
 	if s.m != nil {
-		s.m.get(item, e.prio(), at)
+		s.m.get(item, s.prioOf(item, e), at)
 	}
 	return s.set(item, e.withSlot(0), processing)
 }
@@ -550,7 +582,7 @@ func (s *state[T]) takeBack(slots []*slot[T]) {
 // meanwhile, to the back of its new priority.
 func (s *state[T]) putBack(item T, e entry, p place) {
 	e = s.set(item, e, ready)
-	if e.prio() != p.prio {
+	if s.prioOf(item, e) != p.prio {
 		s.enqueue(item, e, s.nextSeq())
 		return
 	}

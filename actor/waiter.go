@@ -41,7 +41,7 @@ func (s *state[T]) serveWaiters() int {
 				break
 			}
 			if len(w.items) == 0 {
-				w.prio = e.prio()
+				w.prio = s.prioOf(item, e)
 			}
 			s.start(item, e)
 			w.items = append(w.items, item)

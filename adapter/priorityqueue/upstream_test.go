@@ -79,15 +79,6 @@ func TestControllerRuntimeSuite(t *testing.T) {
 	}
 }
 
-// crActorDefects are upstream tests that fail against this package because
-// package actor behaves unlike controller-runtime, reported to actor's
-// owner. Each still runs: its failure is reported as a skip with the
-// reason, and its passing fails the suite, so that the entry goes once
-// actor is fixed.
-var crActorDefects = map[string]string{
-	"TestFuzzPriorityQueue": "actor clamps priorities to int32; the test adds random ints and expects GetWithPriority to return them",
-}
-
 // crTest is one upstream test to run: a test function, or one spec of the
 // ginkgo suite that the test function runs.
 type crTest struct {
@@ -137,15 +128,10 @@ func (s *crSuite) run(ctx context.Context, t *testing.T, tc crTest, timeout time
 	if tc.spec != "" && result == "pass" && !strings.Contains(output, "Ran 1 of ") {
 		t.Fatalf("controller-runtime's %s: the focus did not run exactly one spec:\n%s", tc.name(), output)
 	}
-	reason, defect := crActorDefects[tc.name()]
 	switch {
-	case result == "pass" && runErr == nil && defect:
-		t.Errorf("controller-runtime's %s passes now: remove it from crActorDefects (%s)", tc.name(), reason)
 	case result == "pass" && runErr == nil:
 	case result == "skip" && runErr == nil:
 		t.Skipf("controller-runtime's %s skipped itself:\n%s", tc.name(), output)
-	case result == "fail" && defect:
-		t.Skipf("controller-runtime's %s fails, as expected until actor is fixed: %s\n%s", tc.name(), reason, firstLines(output, 20))
 	case result == "fail":
 		t.Errorf("controller-runtime's %s failed against the adapter:\n%s", tc.name(), output)
 	case ctx.Err() != nil:
@@ -154,15 +140,6 @@ func (s *crSuite) run(ctx context.Context, t *testing.T, tc crTest, timeout time
 		t.Errorf("controller-runtime's %s reported %q and its process ended with %s (a panic, a timeout after %v, or a crash):\n%s",
 			tc.name(), result, exitText(runErr), timeout, output)
 	}
-}
-
-// firstLines returns the first n lines of s.
-func firstLines(s string, n int) string {
-	lines := strings.SplitAfter(s, "\n")
-	if len(lines) > n {
-		lines = append(lines[:n], "...\n")
-	}
-	return strings.Join(lines, "")
 }
 
 // crSuite is controller-runtime's priorityqueue tests, generated and built.

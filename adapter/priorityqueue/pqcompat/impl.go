@@ -21,7 +21,6 @@ package pqcompat
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -48,11 +47,6 @@ type Impl struct {
 
 	// New returns a priority queue, as controller-runtime's New does.
 	New func(name string, o ...Opt) Queue
-
-	// Skip names cases that are known to fail for this implementation,
-	// each with the reason, which Run reports with t.Skip. It is meant for
-	// defects found and reported, until they are fixed.
-	Skip map[string]string
 }
 
 // A testCase is one behaviour, run against one Impl.
@@ -99,16 +93,8 @@ var cases = []testCase{
 // Run runs every case against impl, each as a subtest, inside a
 // testing/synctest bubble unless the case says otherwise.
 func Run(t *testing.T, impl Impl) {
-	for name := range impl.Skip {
-		if !slices.ContainsFunc(cases, func(c testCase) bool { return c.name == name }) {
-			t.Errorf("Impl.Skip names %q, which is not a case", name)
-		}
-	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if reason, ok := impl.Skip[c.name]; ok {
-				t.Skip(reason)
-			}
 			if c.outside {
 				c.run(t, impl)
 				return
