@@ -206,7 +206,7 @@ type AddOpts struct {
 	// keeps the highest priority it was given until it is handed out (and
 	// an item added again while processing, until it is handed out
 	// again); a raised priority puts it at the back of its new priority.
-	// Priorities beyond the range of an int32 are clamped to it.
+	// Any int is a priority, math.MinInt and math.MaxInt included.
 	Priority int
 	// After delays the items, as AddAfter does: an item keeps the
 	// earliest time at which it becomes ready.
