@@ -50,7 +50,8 @@ type mailbox[T comparable] struct {
 	// Senders waiting for room, adds and the others apart, since they
 	// have room at different fills.
 	addGate, others gate[T]
-	held            []parked[T] // owner only: received at a gate or spilled, in fence order, not yet taken
+	held            []parked[T] // owner only: received at a gate or spilled, in fence order; held[hh:] not yet taken
+	hh              int
 
 	// Requests that never wait for room (see spills) go here when the
 	// ring has none, each with its place in the order like a parked one.
@@ -190,14 +191,26 @@ func (m *mailbox[T]) spillOver(r request[T]) {
 	}
 }
 
-// hold puts p among the held requests, in order of fence, then sub.
+// hold puts p among the held requests, in order of fence, then sub. The
+// array is reused: taken requests are dropped from its front before it
+// would grow.
 func (m *mailbox[T]) hold(p parked[T]) {
+	if m.hh > 0 && len(m.held) == cap(m.held) {
+		n := copy(m.held, m.held[m.hh:])
+		clear(m.held[n:])
+		m.held, m.hh = m.held[:n], 0
+	}
 	i := len(m.held)
 	m.held = append(m.held, p)
-	for ; i > 0 && (m.held[i-1].fence > p.fence || m.held[i-1].fence == p.fence && m.held[i-1].sub > p.sub); i-- {
+	for ; i > m.hh && (m.held[i-1].fence > p.fence || m.held[i-1].fence == p.fence && m.held[i-1].sub > p.sub); i-- {
 		m.held[i] = m.held[i-1]
 	}
 	m.held[i] = p
+}
+
+// heldDue reports whether the next held request's place has come.
+func (m *mailbox[T]) heldDue() bool {
+	return m.hh < len(m.held) && m.held[m.hh].fence <= m.head
 }
 
 // unspill moves the spilled requests to the held ones.
@@ -225,10 +238,12 @@ func (m *mailbox[T]) take() (r request[T], ok bool) {
 	if m.spilled.Load() {
 		m.unspill()
 	}
-	if len(m.held) > 0 && m.held[0].fence <= m.head {
-		r = m.held[0].r
-		m.held[0] = parked[T]{}
-		m.held = m.held[1:]
+	if m.heldDue() {
+		r = m.held[m.hh].r
+		m.held[m.hh] = parked[T]{}
+		if m.hh++; m.hh == len(m.held) {
+			m.held, m.hh = m.held[:0], 0
+		}
 		return r, true
 	}
 	c := &m.cells[m.head%mailboxSize]
@@ -293,7 +308,7 @@ func (m *mailbox[T]) waiting() bool {
 func (m *mailbox[T]) sleep() bool {
 	m.sleeping.Store(true)
 	c := &m.cells[m.head%mailboxSize]
-	if c.seq.Load() == m.head+1 || len(m.held) > 0 && m.held[0].fence <= m.head || m.waiting() || m.spilled.Load() {
+	if c.seq.Load() == m.head+1 || m.heldDue() || m.waiting() || m.spilled.Load() {
 		m.sleeping.Store(false)
 		if c.seq.Load() != m.head+1 {
 			runtime.Gosched() // let the waiting sender park

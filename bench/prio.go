@@ -20,6 +20,9 @@ type prioQueue interface {
 	queue
 	// addWithPriority is AddWithOpts with only a priority set.
 	addWithPriority(prio int, items ...int)
+	// addOneWithPriority is addWithPriority of one item, without the
+	// slice a variadic call through an interface allocates.
+	addOneWithPriority(prio int, item int)
 	GetWithPriority() (item int, priority int, shutdown bool)
 }
 
@@ -28,6 +31,10 @@ type actorPrio struct{ *actor.Queue[int] }
 
 func (q actorPrio) addWithPriority(prio int, items ...int) {
 	q.AddWithOpts(actor.AddOpts{Priority: prio}, items...)
+}
+
+func (q actorPrio) addOneWithPriority(prio int, item int) {
+	q.AddWithOpts(actor.AddOpts{Priority: prio}, item)
 }
 
 // crpqPrio is controller-runtime's priority queue as a prioQueue. Its
@@ -40,6 +47,10 @@ type crpqPrio struct {
 
 func (q crpqPrio) addWithPriority(prio int, items ...int) {
 	q.AddWithOpts(priorityqueue.AddOpts{Priority: &prio}, items...)
+}
+
+func (q crpqPrio) addOneWithPriority(prio int, item int) {
+	q.AddWithOpts(priorityqueue.AddOpts{Priority: &prio}, item)
 }
 
 // prioAdds is a prioQueue whose Add gives item i the priority prio(i): an
@@ -56,7 +67,7 @@ type prioAdds struct {
 
 func (q *prioAdds) Add(item int) {
 	if p := q.prio(item); p != 0 {
-		q.addWithPriority(p, item)
+		q.addOneWithPriority(p, item)
 	} else {
 		q.prioQueue.Add(item)
 	}
