@@ -35,6 +35,7 @@ type prioOrder[T comparable] struct {
 	bands  map[int]*band[T]
 	prios  []int        // priorities with live items, highest first
 	cur    map[T]uint64 // the sequence number of each item's live entry
+	peak   int          // the most entries cur held since it was last rebuilt
 	bound  int64        // the starvation bound in nanoseconds; 0 for none
 	now    func() int64
 	keysOf func(T) []string // with fairness: an item's keys
@@ -98,6 +99,7 @@ func (o *prioOrder[T]) insert(item T, p place, front bool) {
 	}
 	e := orderEntry[T]{item: item, seq: p.seq, at: p.at}
 	o.cur[item] = p.seq
+	o.peak = max(o.peak, len(o.cur))
 	o.n++
 	if o.bound > 0 {
 		b.log.push(e) // taken-back entries too: an older entry for the item may be stale
@@ -118,7 +120,7 @@ func (o *prioOrder[T]) insert(item T, p place, front bool) {
 
 // remove abandons item's place: its entry goes stale.
 func (o *prioOrder[T]) remove(item T, p place) {
-	delete(o.cur, item)
+	o.forget(item)
 	o.n--
 	b := o.bands[p.prio]
 	b.root.drop(p.keys)
@@ -145,9 +147,23 @@ func (o *prioOrder[T]) pop() (T, place) {
 	return e.item, place{prio: prio, seq: e.seq, at: e.at, keys: keys}
 }
 
+// forget drops item's live entry from cur. Go maps do not shrink, so once
+// cur holds an eighth of what it held at its peak it is rebuilt, as the
+// state's item map is: a burst leaves no memory behind.
+func (o *prioOrder[T]) forget(item T) {
+	delete(o.cur, item)
+	if o.peak >= shrinkFloor && len(o.cur) <= o.peak/8 {
+		cur := make(map[T]uint64, 2*len(o.cur)) // not maps.Clone, which keeps the size
+		for k, v := range o.cur {
+			cur[k] = v
+		}
+		o.cur, o.peak = cur, len(cur)
+	}
+}
+
 // popped forgets the live entry of item, just taken from band prio.
 func (o *prioOrder[T]) popped(item T, prio int) {
-	delete(o.cur, item)
+	o.forget(item)
 	o.n--
 	if o.bands[prio].root.n == 0 {
 		o.dropBand(prio)
