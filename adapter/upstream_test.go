@@ -1,22 +1,17 @@
 package adapter_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
+	"github.com/actorq/actorq/adapter/internal/upstream"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestClientGoSuite runs client-go's own util/workqueue tests against the
@@ -51,16 +46,7 @@ func TestClientGoSuite(t *testing.T) {
 		t.Skip("builds client-go's workqueue tests in a temporary module and runs them; skipped under -short")
 	}
 
-	// The suite's own deadline, shared by the build and every run; one
-	// upstream test gets at most perTest of it.
-	const suiteTimeout, perTest = 5 * time.Minute, time.Minute
-	deadline := time.Now().Add(suiteTimeout)
-	if d, ok := t.Deadline(); ok && d.Add(-10*time.Second).Before(deadline) {
-		deadline = d.Add(-10 * time.Second)
-	}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
-	t.Cleanup(cancel) // not defer: the parallel subtests run after this function returns
-
+	ctx := upstream.Context(t) // shared by the build and every run
 	s, err := buildClientGoSuite(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +59,7 @@ func TestClientGoSuite(t *testing.T) {
 	for _, name := range s.tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s.run(ctx, t, name, perTest)
+			s.run(ctx, t, name)
 		})
 	}
 }
@@ -242,7 +228,7 @@ func buildClientGoSuite(ctx context.Context, dir string) (*clientGoSuite, error)
 	if err != nil {
 		return nil, err
 	}
-	s := &clientGoSuite{dir: dir, goTool: goTool, race: raceEnabled()}
+	s := &clientGoSuite{dir: dir, goTool: goTool, race: upstream.RaceEnabled()}
 
 	if s.version, s.src, err = s.locateClientGo(ctx, adapterDir); err != nil {
 		return nil, err
@@ -300,115 +286,14 @@ func (s *clientGoSuite) locateClientGo(ctx context.Context, adapterDir string) (
 	return cg.Version, filepath.Join(cg.Dir, "util", "workqueue"), nil
 }
 
-// run runs the upstream test name in a process of its own, with timeout
-// as its -test.timeout, and reports its result on t.
-func (s *clientGoSuite) run(ctx context.Context, t *testing.T, name string, timeout time.Duration) {
-	if d, ok := ctx.Deadline(); ok && time.Until(d) < timeout {
-		timeout = time.Until(d)
-	}
-	if timeout <= 0 {
-		t.Fatalf("client-go's %s did not run: the suite's deadline has passed", name)
-	}
-	cmd := exec.CommandContext(ctx, s.bin,
-		"-test.v=test2json",
-		"-test.run=^"+regexp.QuoteMeta(name)+"$",
-		"-test.count=1",
-		"-test.timeout="+timeout.String(),
-		"-test.paniconexit0",
-	)
-	cmd.Dir = s.dir
-	var raw bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &raw, &raw
-	cmd.WaitDelay = 10 * time.Second
-	runErr := cmd.Run()
-
-	result, output, err := s.parse(ctx, name, raw.Bytes())
-	if err != nil {
-		t.Fatalf("client-go's %s (%v): %v\nraw output:\n%s", name, exitText(runErr), err, raw.Bytes())
-	}
-	switch {
-	case result == "pass" && runErr == nil:
-	case result == "skip" && runErr == nil:
-		t.Skipf("client-go's %s skipped itself:\n%s", name, output)
-	case result == "fail":
-		t.Errorf("client-go's %s failed against the adapter:\n%s", name, output)
-	case ctx.Err() != nil:
-		t.Errorf("client-go's %s was killed at the suite's deadline (%v):\n%s", name, exitText(runErr), output)
-	default:
-		t.Errorf("client-go's %s reported %q and its process ended with %s (a panic, a timeout after %v, or a crash):\n%s",
-			name, result, exitText(runErr), timeout, output)
-	}
-}
-
-// parse turns a test process's output into events with go tool test2json
-// and returns the final action reported for the test name ("pass",
-// "fail", "skip", or "" if there is none) and the output of the process,
-// unframed.
-func (s *clientGoSuite) parse(ctx context.Context, name string, raw []byte) (result, output string, err error) {
-	cmd := exec.CommandContext(ctx, s.goTool, "tool", "test2json", "-t", "-p", genPackage)
-	cmd.Stdin = bytes.NewReader(raw)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	events, err := cmd.Output()
-	if err != nil {
-		return "", "", fmt.Errorf("go tool test2json: %v\n%s", err, stderr.Bytes())
-	}
-	var b strings.Builder
-	dec := json.NewDecoder(bytes.NewReader(events))
-	for {
-		var ev struct{ Action, Test, Output string }
-		if err := dec.Decode(&ev); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			return "", "", fmt.Errorf("decoding test2json's events: %v", err)
-		}
-		b.WriteString(ev.Output)
-		if ev.Test == name && (ev.Action == "pass" || ev.Action == "fail" || ev.Action == "skip") {
-			result = ev.Action
-		}
-	}
-	return result, b.String(), nil
-}
-
-// goCmd runs the go command in dir and returns its standard output, or an
-// error with its standard error.
+// goCmd runs the go command in dir (see upstream.Go.Run).
 func (s *clientGoSuite) goCmd(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, s.goTool, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOWORK=off")
-	cmd.WaitDelay = 10 * time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		if ctx.Err() != nil {
-			err = fmt.Errorf("%v (the suite's deadline has passed)", err)
-		}
-		return nil, fmt.Errorf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, stderr.Bytes())
-	}
-	return out, nil
+	return upstream.Go{Tool: s.goTool}.Run(ctx, dir, args...)
 }
 
-// exitText describes how a process ended.
-func exitText(err error) string {
-	if err == nil {
-		return "exit status 0"
-	}
-	return err.Error()
-}
-
-// raceEnabled reports whether this test binary was built with -race, so
-// that client-go's tests can be built the same way (scripts/test.sh runs
-// every module with -race).
-func raceEnabled() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
+// run runs the upstream test name in a process of its own and reports its
+// result on t.
+func (s *clientGoSuite) run(ctx context.Context, t *testing.T, name string) {
+	upstream.Suite{Go: upstream.Go{Tool: s.goTool}, Bin: s.bin, Dir: s.dir, Pkg: genPackage, Upstream: "client-go"}.
+		Run(ctx, t, name, name, nil, upstream.PerTest, nil)
 }

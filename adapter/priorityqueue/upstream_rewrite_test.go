@@ -3,6 +3,7 @@ package priorityqueue_test
 import (
 	"bytes"
 	"fmt"
+	"github.com/actorq/actorq/adapter/internal/upstream"
 	"go/ast"
 	"go/format"
 	"go/parser"
@@ -16,8 +17,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // crFile says what TestControllerRuntimeSuite does with one of
@@ -256,13 +255,13 @@ func rewriteCRTest(name string, text []byte, spec crFile) ([]byte, crResult, err
 			continue
 		}
 		fn, ok := d.(*ast.FuncDecl)
-		if ok && fn.Recv == nil && isTestFunc(fn.Name.Name, "Test") {
+		if ok && fn.Recv == nil && upstream.IsTestFunc(fn.Name.Name, "Test") {
 			res.tests = append(res.tests, fn.Name.Name)
 			if callsFunc(fn.Body, "RunSpecs") {
 				res.ginkgoRunner = fn.Name.Name
 			}
 		}
-		if ok && fn.Recv == nil && (isTestFunc(fn.Name.Name, "Fuzz") || isTestFunc(fn.Name.Name, "Example")) {
+		if ok && fn.Recv == nil && (upstream.IsTestFunc(fn.Name.Name, "Fuzz") || upstream.IsTestFunc(fn.Name.Name, "Example")) {
 			return nil, res, fmt.Errorf("declares %s, which the harness does not know how to run", fn.Name.Name)
 		}
 		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.VAR {
@@ -514,14 +513,4 @@ func dropUnusedImports(name string, text []byte) ([]byte, error) {
 		return nil, err
 	}
 	return format.Source(out)
-}
-
-// isTestFunc reports whether name is prefix, or prefix followed by a
-// character that is not a lower-case letter (the go command's rule).
-func isTestFunc(name, prefix string) bool {
-	if !strings.HasPrefix(name, prefix) {
-		return false
-	}
-	r, _ := utf8.DecodeRuneInString(name[len(prefix):])
-	return name == prefix || !unicode.IsLower(r)
 }

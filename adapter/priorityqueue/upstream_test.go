@@ -1,23 +1,19 @@
 package priorityqueue_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/actorq/actorq/adapter/internal/upstream"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestControllerRuntimeSuite runs controller-runtime's own priorityqueue
@@ -55,13 +51,7 @@ func TestControllerRuntimeSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds controller-runtime's priorityqueue tests in a temporary module and runs them; skipped under -short")
 	}
-	const suiteTimeout, perTest = 5 * time.Minute, time.Minute
-	deadline := time.Now().Add(suiteTimeout)
-	if d, ok := t.Deadline(); ok && d.Add(-10*time.Second).Before(deadline) {
-		deadline = d.Add(-10 * time.Second)
-	}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
-	t.Cleanup(cancel) // not defer: the parallel subtests run after this function returns
+	ctx := upstream.Context(t) // shared by the build and every run
 
 	s, err := buildCRSuite(ctx, t.TempDir())
 	if err != nil {
@@ -74,7 +64,7 @@ func TestControllerRuntimeSuite(t *testing.T) {
 	for _, tc := range s.tests {
 		t.Run(tc.name(), func(t *testing.T) {
 			t.Parallel()
-			s.run(ctx, t, tc, perTest)
+			s.run(ctx, t, tc)
 		})
 	}
 }
@@ -91,55 +81,6 @@ func (c crTest) name() string {
 		return c.fn
 	}
 	return c.fn + "/" + c.spec
-}
-
-// run runs the upstream test tc in a process of its own and reports its
-// result on t.
-func (s *crSuite) run(ctx context.Context, t *testing.T, tc crTest, timeout time.Duration) {
-	if d, ok := ctx.Deadline(); ok && time.Until(d) < timeout {
-		timeout = time.Until(d)
-	}
-	if timeout <= 0 {
-		t.Fatalf("controller-runtime's %s did not run: the suite's deadline has passed", tc.name())
-	}
-	args := []string{
-		"-test.v=test2json",
-		"-test.run=^" + regexp.QuoteMeta(tc.fn) + "$",
-		"-test.count=1",
-		"-test.timeout=" + timeout.String(),
-		"-test.paniconexit0",
-	}
-	if tc.spec != "" {
-		// ginkgo matches the focus against the suite's description, a
-		// space, and the spec's full text.
-		args = append(args, "-ginkgo.focus= "+regexp.QuoteMeta(tc.spec)+"$", "-ginkgo.no-color")
-	}
-	cmd := exec.CommandContext(ctx, s.bin, args...)
-	cmd.Dir = s.dir
-	var raw bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &raw, &raw
-	cmd.WaitDelay = 10 * time.Second
-	runErr := cmd.Run()
-
-	result, output, err := s.parse(ctx, tc.fn, raw.Bytes())
-	if err != nil {
-		t.Fatalf("controller-runtime's %s (%v): %v\nraw output:\n%s", tc.name(), exitText(runErr), err, raw.Bytes())
-	}
-	if tc.spec != "" && result == "pass" && !strings.Contains(output, "Ran 1 of ") {
-		t.Fatalf("controller-runtime's %s: the focus did not run exactly one spec:\n%s", tc.name(), output)
-	}
-	switch {
-	case result == "pass" && runErr == nil:
-	case result == "skip" && runErr == nil:
-		t.Skipf("controller-runtime's %s skipped itself:\n%s", tc.name(), output)
-	case result == "fail":
-		t.Errorf("controller-runtime's %s failed against the adapter:\n%s", tc.name(), output)
-	case ctx.Err() != nil:
-		t.Errorf("controller-runtime's %s was killed at the suite's deadline (%v):\n%s", tc.name(), exitText(runErr), output)
-	default:
-		t.Errorf("controller-runtime's %s reported %q and its process ended with %s (a panic, a timeout after %v, or a crash):\n%s",
-			tc.name(), result, exitText(runErr), timeout, output)
-	}
 }
 
 // crSuite is controller-runtime's priorityqueue tests, generated and built.
@@ -169,7 +110,7 @@ func buildCRSuite(ctx context.Context, dir string) (*crSuite, error) {
 		return nil, err
 	}
 	moduleDir := filepath.Dir(pkgDir) // this package is at the adapter module's root + /priorityqueue
-	s := &crSuite{dir: dir, goTool: goTool, race: raceEnabled()}
+	s := &crSuite{dir: dir, goTool: goTool, race: upstream.RaceEnabled()}
 	if s.version, s.src, err = s.locate(ctx, moduleDir); err != nil {
 		return nil, err
 	}
@@ -230,134 +171,6 @@ func (s *crSuite) locate(ctx context.Context, moduleDir string) (version, src st
 		return "", "", fmt.Errorf("controller-runtime %s is not in the module cache (run go mod download in %s)", m.Version, moduleDir)
 	}
 	return m.Version, filepath.Join(m.Dir, "pkg", "controller", "priorityqueue"), nil
-}
-
-// parse turns a test process's output into events with go tool test2json
-// and returns the final action reported for the test fn ("pass", "fail",
-// "skip", or "" if there is none) and the output of the process, unframed.
-func (s *crSuite) parse(ctx context.Context, fn string, raw []byte) (result, output string, err error) {
-	cmd := exec.CommandContext(ctx, s.goTool, "tool", "test2json", "-t", "-p", crGenPackage)
-	cmd.Stdin = bytes.NewReader(raw)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	events, err := cmd.Output()
-	if err != nil {
-		return "", "", fmt.Errorf("go tool test2json: %v\n%s", err, stderr.Bytes())
-	}
-	var b strings.Builder
-	dec := json.NewDecoder(bytes.NewReader(events))
-	for {
-		var ev struct{ Action, Test, Output string }
-		if err := dec.Decode(&ev); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			return "", "", fmt.Errorf("decoding test2json's events: %v", err)
-		}
-		b.WriteString(ev.Output)
-		if ev.Test == fn && (ev.Action == "pass" || ev.Action == "fail" || ev.Action == "skip") {
-			result = ev.Action
-		}
-	}
-	return result, b.String(), nil
-}
-
-// goCmd runs the go command in dir and returns its standard output, or an
-// error with its standard error.
-func (s *crSuite) goCmd(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, s.goTool, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOWORK=off")
-	cmd.WaitDelay = 10 * time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		if ctx.Err() != nil {
-			err = fmt.Errorf("%v (the suite's deadline has passed)", err)
-		}
-		return nil, fmt.Errorf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, stderr.Bytes())
-	}
-	return out, nil
-}
-
-// writeCRModule writes go.mod and go.sum into dir for a module that builds
-// against the adapter module in moduleDir exactly as its own tests do: its
-// requirements and go.sum, its replace directives with relative paths made
-// absolute, and a replace directive for the adapter module itself. It
-// returns the adapter module's path. The go command adds what the
-// upstream tests import beyond that (ginkgo, gomega, gofuzz) from the
-// module graph, with -mod=mod.
-func writeCRModule(ctx context.Context, s *crSuite, moduleDir, dir string) (string, error) {
-	out, err := s.goCmd(ctx, moduleDir, "mod", "edit", "-json")
-	if err != nil {
-		return "", err
-	}
-	type version struct{ Path, Version string }
-	var m struct {
-		Module    struct{ Path string }
-		Go        string
-		Toolchain string
-		Require   []version
-		Replace   []struct{ Old, New version }
-	}
-	if err := json.Unmarshal(out, &m); err != nil {
-		return "", fmt.Errorf("go mod edit -json in %s: %v", moduleDir, err)
-	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "// Generated by TestControllerRuntimeSuite from %s.\n\n", filepath.Join(moduleDir, "go.mod"))
-	fmt.Fprintf(&b, "module %s\n\ngo %s\n", crGenPackage, m.Go)
-	if m.Toolchain != "" {
-		fmt.Fprintf(&b, "\ntoolchain %s\n", m.Toolchain)
-	}
-	b.WriteString("\nrequire (\n")
-	fmt.Fprintf(&b, "\t%s v0.0.0-00010101000000-000000000000\n", strconv.Quote(m.Module.Path))
-	for _, r := range m.Require {
-		fmt.Fprintf(&b, "\t%s %s\n", strconv.Quote(r.Path), r.Version)
-	}
-	b.WriteString(")\n\n")
-	fmt.Fprintf(&b, "replace %s => %s\n", strconv.Quote(m.Module.Path), strconv.Quote(moduleDir))
-	for _, r := range m.Replace {
-		old, repl := strconv.Quote(r.Old.Path), strconv.Quote(r.New.Path)
-		if r.Old.Version != "" {
-			old += " " + r.Old.Version
-		}
-		if r.New.Version != "" {
-			repl += " " + r.New.Version
-		} else if !filepath.IsAbs(r.New.Path) {
-			repl = strconv.Quote(filepath.Join(moduleDir, r.New.Path))
-		}
-		fmt.Fprintf(&b, "replace %s => %s\n", old, repl)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), b.Bytes(), 0o644); err != nil {
-		return "", err
-	}
-	sum, err := os.ReadFile(filepath.Join(moduleDir, "go.sum"))
-	if err != nil {
-		return "", err
-	}
-	return m.Module.Path, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644)
-}
-
-// exitText describes how a process ended.
-func exitText(err error) string {
-	if err == nil {
-		return "exit status 0"
-	}
-	return err.Error()
-}
-
-// raceEnabled reports whether this test binary was built with -race.
-func raceEnabled() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
 }
 
 // TestControllerRuntimeSuiteRejectsChanges checks that the rewriting
@@ -441,4 +254,37 @@ func TestControllerRuntimeSuiteRejectsChanges(t *testing.T) {
 			}
 		})
 	}
+}
+
+// goCmd runs the go command in dir (see upstream.Go.Run).
+func (s *crSuite) goCmd(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return upstream.Go{Tool: s.goTool}.Run(ctx, dir, args...)
+}
+
+// writeCRModule writes go.mod and go.sum into dir for a module that builds
+// against the adapter module in moduleDir exactly as its own tests do
+// (see upstream.Go.WriteModule), and returns the adapter module's path.
+func writeCRModule(ctx context.Context, s *crSuite, moduleDir, dir string) (string, error) {
+	return upstream.Go{Tool: s.goTool}.WriteModule(ctx, moduleDir, dir, crGenPackage, "TestControllerRuntimeSuite")
+}
+
+// run runs the upstream test or spec tc in a process of its own and
+// reports its result on t. A spec runs its test function with a ginkgo
+// focus, which must select exactly that spec.
+func (s *crSuite) run(ctx context.Context, t *testing.T, tc crTest) {
+	var extra []string
+	var passed func(string) error
+	if tc.spec != "" {
+		// ginkgo matches the focus against the suite's description, a
+		// space, and the spec's full text.
+		extra = []string{"-ginkgo.focus= " + regexp.QuoteMeta(tc.spec) + "$", "-ginkgo.no-color"}
+		passed = func(output string) error {
+			if !strings.Contains(output, "Ran 1 of ") {
+				return errors.New("the focus did not run exactly one spec")
+			}
+			return nil
+		}
+	}
+	upstream.Suite{Go: upstream.Go{Tool: s.goTool}, Bin: s.bin, Dir: s.dir, Pkg: crGenPackage, Upstream: "controller-runtime"}.
+		Run(ctx, t, tc.name(), tc.fn, extra, upstream.PerTest, passed)
 }
