@@ -128,19 +128,23 @@ func actorProvider(name string, p MetricsProvider) actor.MetricsProvider {
 		return nil
 	}
 	if p == nil {
-		providerMu.Lock()
-		p = clientGoProvider
-		providerMu.Unlock()
+		p = GlobalMetricsProvider()
 	}
 	if p == nil || isNoopProvider(p) {
 		return nil
 	}
-	return metricsProvider{p}
+	return ActorMetricsProvider(p)
 }
 
+// ActorMetricsProvider returns p, a client-go MetricsProvider, as an
+// actor.MetricsProvider: client-go's metric interfaces have the method
+// sets of actor's, so each method only passes the metric on. It is what
+// the queues of this package record to, exported for the other adapters
+// built on actor (package priorityqueue).
+func ActorMetricsProvider(p MetricsProvider) actor.MetricsProvider { return metricsProvider{p} }
+
 // metricsProvider is a client-go MetricsProvider seen as an
-// actor.MetricsProvider. client-go's metric interfaces have the method sets
-// of actor's, so each method only passes the metric on.
+// actor.MetricsProvider (see ActorMetricsProvider).
 type metricsProvider struct{ p MetricsProvider }
 
 func (m metricsProvider) NewDepthMetric(name string) actor.GaugeMetric {

@@ -32,41 +32,20 @@ func metricsProvider(name string, p workqueue.MetricsProvider) actor.MetricsProv
 	}
 	m := reflect.ValueOf(p).MethodByName("NewDepthMetricWithPriority")
 	if !m.IsValid() {
-		return provider{p}
+		return adapter.ActorMetricsProvider(p)
 	}
 	t := m.Type()
 	if t.NumIn() != 1 || t.In(0) != reflect.TypeFor[string]() || t.IsVariadic() ||
 		t.NumOut() != 1 || !t.Out(0).Implements(reflect.TypeFor[actor.PriorityGaugeMetric]()) {
-		return provider{p}
+		return adapter.ActorMetricsProvider(p)
 	}
-	return priorityProvider{provider{p}, m}
-}
-
-// provider is a client-go MetricsProvider seen as an actor.MetricsProvider.
-type provider struct{ p workqueue.MetricsProvider }
-
-func (m provider) NewDepthMetric(name string) actor.GaugeMetric  { return m.p.NewDepthMetric(name) }
-func (m provider) NewAddsMetric(name string) actor.CounterMetric { return m.p.NewAddsMetric(name) }
-func (m provider) NewLatencyMetric(name string) actor.HistogramMetric {
-	return m.p.NewLatencyMetric(name)
-}
-func (m provider) NewWorkDurationMetric(name string) actor.HistogramMetric {
-	return m.p.NewWorkDurationMetric(name)
-}
-func (m provider) NewUnfinishedWorkSecondsMetric(name string) actor.SettableGaugeMetric {
-	return m.p.NewUnfinishedWorkSecondsMetric(name)
-}
-func (m provider) NewLongestRunningProcessorSecondsMetric(name string) actor.SettableGaugeMetric {
-	return m.p.NewLongestRunningProcessorSecondsMetric(name)
-}
-func (m provider) NewRetriesMetric(name string) actor.CounterMetric {
-	return m.p.NewRetriesMetric(name)
+	return priorityProvider{adapter.ActorMetricsProvider(p), m}
 }
 
 // priorityProvider is a provider whose depth metric has a priority label:
 // newDepth is its NewDepthMetricWithPriority method.
 type priorityProvider struct {
-	provider
+	actor.MetricsProvider
 	newDepth reflect.Value
 }
 
