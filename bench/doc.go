@@ -39,7 +39,8 @@
 //   - BenchmarkMemory: heap bytes per item with 1,000,000 items queued, and
 //     after all of them were taken and done; the drain is one consumer
 //     doing Get and Done over the 1M backlog, timed per item
-//     (ns/get-done).
+//     (ns/get-done). It also runs impl=actorqbatch: actorq drained with
+//     GetBatch and DoneBatch, 64 items at a time.
 //   - BenchmarkMemoryPrio: the same with the items at four priorities
 //     (actorq and crpq; client-go holds them without priorities).
 //   - BenchmarkActorMetrics: actorq alone, Add+Get+Done in one goroutine,
