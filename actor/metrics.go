@@ -141,6 +141,13 @@ type metrics[T comparable] struct {
 	startTimes map[T]time.Time // when each processing item was handed out
 	owed       bool            // a refresh is due at next: something processed since the last
 	next       int64           // the next refresh instant, in nanoseconds since epoch
+
+	// The last refresh: its reading of the clock and the values it set. A
+	// Done stamped before that reading but applied after it (it was still
+	// on its way to the owner) is taken out of them at once, as if it had
+	// been applied before the refresh, as it was in client-go.
+	refreshedAt    time.Time
+	total, longest float64
 }
 
 // newMetrics makes the metrics of a queue, or returns nil when the queue is
@@ -224,6 +231,15 @@ func (m *metrics[T]) get(item T, prio int, at time.Time) {
 		m.next = (int64(at.Sub(m.epoch))/int64(updatePeriod) + 1) * int64(updatePeriod)
 	}
 	m.startTimes[item] = at
+	if at.Before(m.refreshedAt) {
+		// Claimed before the last refresh, learned of after it (a lane
+		// claim): client-go's refresh counted it.
+		age := m.refreshedAt.Sub(at).Seconds()
+		m.total += age
+		m.longest = max(m.longest, age)
+		m.unfinished.Set(m.total)
+		m.longestRunning.Set(m.longest)
+	}
 }
 
 // moveDepth moves a ready item's count in the depth from priority from to
@@ -259,7 +275,21 @@ func (m *metrics[T]) done(item T) {
 	if t, ok := m.startTimes[item]; ok {
 		m.workDuration.Observe(m.at.Sub(t).Seconds())
 		delete(m.startTimes, item)
+		if m.at.Before(m.refreshedAt) { // so was t: the refresh counted it
+			m.unrefresh(m.refreshedAt.Sub(t).Seconds())
+		}
 	}
+}
+
+// unrefresh takes out of the last refresh's gauges an item that it counted
+// as processing for age seconds but whose Done was stamped before it.
+func (m *metrics[T]) unrefresh(age float64) {
+	if age < m.longest {
+		m.total = max(m.total-age, 0)
+		m.unfinished.Set(m.total)
+		return
+	}
+	m.updateUnfinished(m.refreshedAt) // it was the longest running
 }
 
 func (m *metrics[T]) retry() {
@@ -306,6 +336,7 @@ func (m *metrics[T]) updateUnfinished(now time.Time) {
 	}
 	m.unfinished.Set(total)
 	m.longestRunning.Set(oldest)
+	m.refreshedAt, m.total, m.longest = now, total, oldest
 }
 
 // The safe wrappers recover a panicking metric, so that a broken provider

@@ -902,3 +902,77 @@ func TestDepthByPriorityOnRaise(t *testing.T) {
 		check("all taken", map[int]int{})
 	})
 }
+
+// holdClock is the bubble's clock, whose next reading, once asked for,
+// keeps its caller for the hold before returning: a call stamped at one
+// instant that reaches the owner goroutine later.
+type holdClock struct {
+	countingClock
+	hold atomic.Int64
+}
+
+func (c *holdClock) Now() time.Time {
+	t := time.Now()
+	if d := c.hold.Swap(0); d != 0 {
+		time.Sleep(time.Duration(d))
+	}
+	return t
+}
+
+// TestMetricsUnfinishedLateCalls: a Done or a lane claim stamped before a
+// refresh of the unfinished-work gauges, but applied after it, changes the
+// gauges at once to what client-go showed at that refresh, which saw the
+// Done or the hand-out when the call was made.
+func TestMetricsUnfinishedLateCalls(t *testing.T) {
+	wantValues := func(t *testing.T, r *recorder, when string, unfinished, longest float64) {
+		t.Helper()
+		if got := r.valueOf(kUnfinished); got != unfinished {
+			t.Errorf("%s: unfinished work = %v; want %v", when, got, unfinished)
+		}
+		if got := r.valueOf(kLongest); got != longest {
+			t.Errorf("%s: longest running = %v; want %v", when, got, longest)
+		}
+	}
+	t.Run("done", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			r := newRecorder()
+			clock := new(holdClock)
+			q := actor.New(actor.Config[string]{Name: "q", MetricsProvider: r, Clock: clock})
+			defer q.ShutDown()
+			q.Add("a")
+			mustGet(t, q, "a") // at 0
+			time.Sleep(time.Second)
+			clock.hold.Store(int64(700 * time.Millisecond))
+			q.Done("a") // stamped at 1s, applied at 1.7s, after the refresh at 1.5s
+			settle(q)
+			wantValues(t, r, "after the Done", 0, 0)
+			time.Sleep(time.Minute)
+			settle(q)
+			wantValues(t, r, "a minute later", 0, 0)
+		})
+	})
+	t.Run("claim", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			r := newRecorder()
+			clock := new(holdClock)
+			q := actor.New(actor.Config[string]{Name: "q", MetricsProvider: r, Clock: clock})
+			defer q.ShutDown()
+			q.Add("a")
+			q.Add("b")
+			mustGet(t, q, "a") // at 0
+			time.Sleep(time.Second)
+			clock.hold.Store(int64(700 * time.Millisecond))
+			mustGet(t, q, "b") // claimed at 1s, seen after the refresh at 1.5s
+			if clock.hold.Load() != 0 {
+				t.Fatal("the Get did not read the clock")
+			}
+			settle(q)
+			wantValues(t, r, "after the Get", 2, 1.5)
+			q.Done("a")
+			q.Done("b")
+			time.Sleep(time.Minute)
+			settle(q)
+			wantValues(t, r, "a minute later", 0, 0)
+		})
+	})
+}
