@@ -25,21 +25,37 @@ type place struct {
 // than the bound goes before every item of a higher priority.
 //
 // An item's place can be abandoned (when its priority is raised, or when
-// the starvation bound hands it out from the middle of its priority): the
-// entry stays where it is, and is recognised as stale when reached,
-// because cur no longer holds its sequence number. Every count (n) is of
-// live entries only, and a node with none is removed with whatever stale
-// entries it still holds, so a key with nothing ready costs nothing and
-// one that has gone costs no memory.
+// the starvation bound hands it out from the middle of its priority, and
+// with a bound every hand-out abandons the entry's copy in the band's
+// log): the entry stays where it is, and dead counts it, per item and
+// per container (a leaf, or a band's log), until it is reached and
+// skipped, or its container goes. An entry reached is live unless dead
+// counts one for its item there, so that while nothing is abandoned —
+// the common case, and always without raises or a bound — telling the
+// live from the stale costs no map operation at all. If an item has a
+// stale and a live entry in one container, the first reached counts as
+// the stale one: either way the item is handed out once and every count
+// stays right.
+//
+// Every count (n) is of live entries only, and a node with none is
+// removed with whatever stale entries it still holds, so a key with
+// nothing ready costs nothing and one that has gone costs no memory.
 type prioOrder[T comparable] struct {
 	bands  map[int]*band[T]
-	prios  []int        // priorities with live items, highest first
-	cur    map[T]uint64 // the sequence number of each item's live entry
-	peak   int          // the most entries cur held since it was last rebuilt
-	bound  int64        // the starvation bound in nanoseconds; 0 for none
+	prios  []int              // priorities with live items, highest first
+	dead   map[deadKey[T]]int // stale entries not yet reached, per item and container
+	peak   int                // the most keys dead held since it was last made
+	bound  int64              // the starvation bound in nanoseconds; 0 for none
 	now    func() int64
 	keysOf func(T) []string // with fairness: an item's keys
 	n      int
+}
+
+// deadKey is an item in a container of entries: a leaf, or a band's log.
+type deadKey[T comparable] struct {
+	item T
+	leaf *node[T]
+	log  *band[T]
 }
 
 // band is the items of one priority.
@@ -76,7 +92,7 @@ type orderEntry[T comparable] struct {
 }
 
 func newPrioOrder[T comparable](bound time.Duration, now func() int64) *prioOrder[T] {
-	return &prioOrder[T]{bands: make(map[int]*band[T]), cur: make(map[T]uint64), bound: int64(bound), now: now}
+	return &prioOrder[T]{bands: make(map[int]*band[T]), bound: int64(bound), now: now}
 }
 
 func (o *prioOrder[T]) len() int     { return o.n }
@@ -98,8 +114,6 @@ func (o *prioOrder[T]) insert(item T, p place, front bool) {
 		o.prios = slices.Insert(o.prios, i, p.prio)
 	}
 	e := orderEntry[T]{item: item, seq: p.seq, at: p.at}
-	o.cur[item] = p.seq
-	o.peak = max(o.peak, len(o.cur))
 	o.n++
 	if o.bound > 0 {
 		b.log.push(e) // taken-back entries too: an older entry for the item may be stale
@@ -118,12 +132,15 @@ func (o *prioOrder[T]) insert(item T, p place, front bool) {
 	}
 }
 
-// remove abandons item's place: its entry goes stale.
+// remove abandons item's place: its entry goes stale, and so does its
+// copy in the band's log.
 func (o *prioOrder[T]) remove(item T, p place) {
-	o.forget(item)
 	o.n--
 	b := o.bands[p.prio]
-	b.root.drop(p.keys)
+	if o.bound > 0 {
+		o.kill(deadKey[T]{item: item, log: b})
+	}
+	o.drop(b, item, p.keys)
 	if b.root.n == 0 {
 		o.dropBand(p.prio)
 	}
@@ -138,8 +155,12 @@ func (o *prioOrder[T]) pop() (T, place) {
 	}
 	prio := o.prios[0]
 	b := o.bands[prio]
-	e := b.root.pop(o.cur)
-	o.popped(e.item, prio)
+	e := o.popNode(&b.root)
+	if o.bound > 0 {
+		o.kill(deadKey[T]{item: e.item, log: b})
+		o.sweepLog(b)
+	}
+	o.popped(prio)
 	var keys []string
 	if o.keysOf != nil {
 		keys = o.keysOf(e.item) // its path in the tree: keys are fixed while an item is known
@@ -147,23 +168,57 @@ func (o *prioOrder[T]) pop() (T, place) {
 	return e.item, place{prio: prio, seq: e.seq, at: e.at, keys: keys}
 }
 
-// forget drops item's live entry from cur. Go maps do not shrink, so once
-// cur holds an eighth of what it held at its peak it is rebuilt, as the
-// state's item map is: a burst leaves no memory behind.
-func (o *prioOrder[T]) forget(item T) {
-	delete(o.cur, item)
-	if o.peak >= shrinkFloor && len(o.cur) <= o.peak/8 {
-		cur := make(map[T]uint64, 2*len(o.cur)) // not maps.Clone, which keeps the size
-		for k, v := range o.cur {
-			cur[k] = v
-		}
-		o.cur, o.peak = cur, len(cur)
+// kill counts a stale entry for k.item in k's container.
+func (o *prioOrder[T]) kill(k deadKey[T]) {
+	if o.dead == nil {
+		o.dead = make(map[deadKey[T]]int)
+	}
+	o.dead[k]++
+	o.peak = max(o.peak, len(o.dead))
+}
+
+// stale reports whether an entry for k.item just reached in k's container
+// is stale, and if so uncounts it.
+func (o *prioOrder[T]) stale(k deadKey[T]) bool {
+	if len(o.dead) == 0 {
+		return false
+	}
+	c, ok := o.dead[k]
+	switch {
+	case !ok:
+		return false
+	case c > 1:
+		o.dead[k] = c - 1
+		return true
+	}
+	delete(o.dead, k)
+	if len(o.dead) == 0 && o.peak >= shrinkFloor {
+		o.dead, o.peak = nil, 0 // Go maps do not shrink: a burst leaves no memory behind
+	}
+	return true
+}
+
+// sweepLog drops the stale entries at the front of b's log.
+func (o *prioOrder[T]) sweepLog(b *band[T]) {
+	for b.log.len() > 0 && o.stale(deadKey[T]{item: b.log.front().item, log: b}) {
+		b.log.pop()
 	}
 }
 
-// popped forgets the live entry of item, just taken from band prio.
-func (o *prioOrder[T]) popped(item T, prio int) {
-	o.forget(item)
+// discard uncounts the entries left in leaf, which has no live one, and
+// empties it.
+func (o *prioOrder[T]) discard(leaf *node[T]) {
+	for leaf.fifo.len() > 0 {
+		o.stale(deadKey[T]{item: leaf.fifo.pop().item, leaf: leaf})
+	}
+	for _, e := range leaf.late {
+		o.stale(deadKey[T]{item: e.item, leaf: leaf})
+	}
+	leaf.fifo, leaf.late = ring[orderEntry[T]]{}, nil
+}
+
+// popped takes the entry just handed out from band prio off the count.
+func (o *prioOrder[T]) popped(prio int) {
 	o.n--
 	if o.bands[prio].root.n == 0 {
 		o.dropBand(prio)
@@ -179,9 +234,7 @@ func (o *prioOrder[T]) popStarving() (item T, p place, ok bool) {
 	var oldest orderEntry[T]
 	for i, prio := range o.prios[1:] {
 		b := o.bands[prio]
-		for b.log.len() > 0 && !live(o.cur, b.log.front()) {
-			b.log.pop() // stale: handed out, or moved
-		}
+		o.sweepLog(b) // handed out, or moved
 		if b.log.len() == 0 {
 			continue
 		}
@@ -199,12 +252,16 @@ func (o *prioOrder[T]) popStarving() (item T, p place, ok bool) {
 	if o.keysOf != nil {
 		keys = o.keysOf(oldest.item)
 	}
-	b.root.drop(keys) // its leaf entry goes stale
-	o.popped(oldest.item, prio)
+	o.drop(b, oldest.item, keys) // its leaf entry goes stale
+	o.popped(prio)
 	return oldest.item, place{prio: prio, seq: oldest.seq, at: oldest.at, keys: keys}, true
 }
 
 func (o *prioOrder[T]) dropBand(prio int) {
+	b := o.bands[prio]
+	for b.log.len() > 0 {
+		o.stale(deadKey[T]{item: b.log.pop().item, log: b})
+	}
 	delete(o.bands, prio)
 	i := slices.Index(o.prios, prio)
 	o.prios = slices.Delete(o.prios, i, i+1)
@@ -236,34 +293,35 @@ func (n *node[T]) leaf(keys []string, front bool) *node[T] {
 	return x
 }
 
-// drop takes one live entry off the counts along keys' path, removing the
+// drop abandons item's live entry in the leaf of keys in band b: the entry
+// goes stale, and comes off the counts along the path, which removes the
 // nodes left with none.
-func (n *node[T]) drop(keys []string) {
-	path := make([]*node[T], 0, len(keys)+1)
-	x := n
-	path = append(path, x)
+func (o *prioOrder[T]) drop(b *band[T], item T, keys []string) {
+	x := &b.root
 	for _, k := range keys {
 		x = x.children[k]
-		path = append(path, x)
 	}
-	for i := len(path) - 1; i >= 0; i-- {
-		path[i].n--
-		if i > 0 && path[i].n == 0 {
-			path[i-1].unlink(path[i])
-			delete(path[i-1].children, path[i].key)
+	o.kill(deadKey[T]{item: item, leaf: x})
+	for ; x != nil; x = x.parent {
+		x.n--
+		if p := x.parent; p != nil && x.n == 0 {
+			o.discard(x)
+			p.unlink(x)
+			delete(p.children, x.key)
 		}
 	}
-	if n.n == 0 {
-		n.fifo, n.late, n.children = ring[orderEntry[T]]{}, nil, nil
+	if b.root.n == 0 {
+		o.discard(&b.root)
+		b.root.children = nil
 	}
 }
 
-// pop takes the next live entry under n (whose count must be positive):
-// round-robin across children, sequence order within a leaf.
-func (n *node[T]) pop(cur map[T]uint64) orderEntry[T] {
+// popNode takes the next live entry under n (whose count must be
+// positive): round-robin across children, sequence order within a leaf.
+func (o *prioOrder[T]) popNode(n *node[T]) orderEntry[T] {
 	if n.inner {
 		c := n.first
-		e := c.pop(cur)
+		e := o.popNode(c)
 		n.n--
 		n.unlink(c)
 		if c.n > 0 {
@@ -283,10 +341,10 @@ func (n *node[T]) pop(cur map[T]uint64) orderEntry[T] {
 		} else {
 			e = n.fifo.pop()
 		}
-		if live(cur, e) {
+		if !o.stale(deadKey[T]{item: e.item, leaf: n}) {
 			n.n--
 			if n.n == 0 {
-				n.fifo, n.late = ring[orderEntry[T]]{}, nil // the stale rest
+				o.discard(n) // the stale rest
 			}
 			return e
 		}
@@ -337,12 +395,6 @@ func (n *node[T]) unlink(c *node[T]) {
 		n.last = c.prev
 	}
 	c.prev, c.next, c.active = nil, nil, false
-}
-
-// live reports whether e is its item's live entry.
-func live[T comparable](cur map[T]uint64, e orderEntry[T]) bool {
-	seq, ok := cur[e.item]
-	return ok && seq == e.seq
 }
 
 // heapPush and heapPop keep entries in a min-heap by sequence number.

@@ -1,0 +1,137 @@
+package actor
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestPrioOrderStaleEntries drives the priority order directly with random
+// pushes, raises (remove, then push at a higher priority), pops and
+// take-backs, with and without fairness keys and a starvation bound, and
+// checks after every step that each item popped is ready at the priority
+// it was popped from, that the highest priority goes first (without a
+// bound), that first-in-first-out holds within a priority (without keys),
+// and that dead counts exactly the stale entries still stored; drained,
+// the order holds nothing at all.
+func TestPrioOrderStaleEntries(t *testing.T) {
+	for _, fair := range []bool{false, true} {
+		for _, bound := range []int64{0, 50} {
+			t.Run(fmt.Sprintf("fair=%v/bound=%d", fair, bound), func(t *testing.T) {
+				for seed := range uint64(40) {
+					runPrioOrder(t, seed, fair, bound)
+				}
+			})
+		}
+	}
+}
+
+func runPrioOrder(t *testing.T, seed uint64, fair bool, bound int64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var now int64
+	o := newPrioOrder[int](0, func() int64 { return now })
+	o.bound = bound
+	keysOf := func(item int) []string { return []string{fmt.Sprint(item % 3), fmt.Sprint(item % 5)} }
+	if fair {
+		o.keysOf = keysOf
+	}
+	type ready struct {
+		prio int
+		seq  uint64
+	}
+	model := map[int]ready{}
+	var seq uint64
+	placeOf := func(item, prio int) place {
+		seq++
+		p := place{prio: prio, seq: seq, at: now}
+		if fair {
+			p.keys = keysOf(item)
+		}
+		return p
+	}
+	prios := []int{-100, 0, 10}
+	pop := func(step int) (int, place) {
+		item, p := o.pop()
+		r, ok := model[item]
+		if !ok || r.prio != p.prio {
+			t.Fatalf("seed %d step %d: pop() = %d at %d; ready: %v at %v", seed, step, item, p.prio, ok, r.prio)
+		}
+		for other, ro := range model {
+			if bound == 0 && ro.prio > p.prio {
+				t.Fatalf("seed %d step %d: pop() = %d at %d before %d at %d", seed, step, item, p.prio, other, ro.prio)
+			}
+			if !fair && bound == 0 && ro.prio == p.prio && ro.seq < r.seq {
+				t.Fatalf("seed %d step %d: pop() = %d (seq %d) before %d (seq %d)", seed, step, item, r.seq, other, ro.seq)
+			}
+		}
+		delete(model, item)
+		return item, p
+	}
+	for step := range 400 {
+		now += int64(rng.IntN(10))
+		item := rng.IntN(30)
+		switch r, ok := model[item]; {
+		case !ok && rng.IntN(3) > 0:
+			p := placeOf(item, prios[rng.IntN(len(prios))])
+			o.push(item, p)
+			model[item] = ready{p.prio, p.seq}
+		case ok && r.prio < prios[len(prios)-1] && rng.IntN(2) == 0: // raise
+			old := place{prio: r.prio}
+			if fair {
+				old.keys = keysOf(item)
+			}
+			o.remove(item, old)
+			p := placeOf(item, r.prio+10+rng.IntN(100))
+			o.push(item, p)
+			model[item] = ready{p.prio, p.seq}
+		case o.len() > 0:
+			got, p := pop(step)
+			if rng.IntN(4) == 0 { // taken back
+				o.pushFront(got, p)
+				model[got] = ready{p.prio, p.seq}
+			}
+		}
+		if o.len() != len(model) {
+			t.Fatalf("seed %d step %d: len() = %d; want %d", seed, step, o.len(), len(model))
+		}
+		checkDead(t, o, fmt.Sprintf("seed %d step %d", seed, step))
+	}
+	for step := 0; o.len() > 0; step++ {
+		pop(1000 + step)
+		checkDead(t, o, fmt.Sprintf("seed %d drain %d", seed, step))
+	}
+	if len(model) != 0 || len(o.bands) != 0 || len(o.prios) != 0 || len(o.dead) != 0 {
+		t.Fatalf("seed %d: drained: model %d, bands %d, prios %d, dead %d; want all 0", seed, len(model), len(o.bands), len(o.prios), len(o.dead))
+	}
+}
+
+// checkDead checks that dead counts exactly the stored entries that are
+// not live: every leaf and log entry but one leaf entry per ready item
+// (and one log entry, with a bound).
+func checkDead(t *testing.T, o *prioOrder[int], when string) {
+	t.Helper()
+	stored := 0
+	var walk func(n *node[int])
+	walk = func(n *node[int]) {
+		stored += n.fifo.len() + len(n.late)
+		for _, c := range n.children {
+			walk(c)
+		}
+	}
+	for _, b := range o.bands {
+		walk(&b.root)
+		stored += b.log.len()
+	}
+	live := o.n
+	if o.bound > 0 {
+		live *= 2
+	}
+	dead := 0
+	for _, c := range o.dead {
+		dead += c
+	}
+	if dead != stored-live {
+		t.Fatalf("%s: dead counts %d entries; %d stored, %d live", when, dead, stored, live)
+	}
+}
