@@ -933,46 +933,46 @@ func TestMetricsUnfinishedLateCalls(t *testing.T) {
 			t.Errorf("%s: longest running = %v; want %v", when, got, longest)
 		}
 	}
-	t.Run("done", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			r := newRecorder()
-			clock := new(holdClock)
-			q := actor.New(actor.Config[string]{Name: "q", MetricsProvider: r, Clock: clock})
-			defer q.ShutDown()
-			q.Add("a")
-			mustGet(t, q, "a") // at 0
-			time.Sleep(time.Second)
-			clock.hold.Store(int64(700 * time.Millisecond))
-			q.Done("a") // stamped at 1s, applied at 1.7s, after the refresh at 1.5s
-			settle(q)
-			wantValues(t, r, "after the Done", 0, 0)
-			time.Sleep(time.Minute)
-			settle(q)
-			wantValues(t, r, "a minute later", 0, 0)
+	tests := []struct {
+		name                        string
+		late                        func(t *testing.T, q *actor.Queue[string]) // made at 1s, reaching the owner at 1.7s
+		wantUnfinished, wantLongest float64
+	}{
+		{
+			name:           "done",
+			late:           func(t *testing.T, q *actor.Queue[string]) { q.Done("a") },
+			wantUnfinished: 0, wantLongest: 0,
+		},
+		{
+			name:           "claim",
+			late:           func(t *testing.T, q *actor.Queue[string]) { mustGet(t, q, "b") },
+			wantUnfinished: 2, wantLongest: 1.5, // a for 1.5s, b for 0.5s
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRecorder()
+				clock := new(holdClock)
+				q := actor.New(actor.Config[string]{Name: "q", MetricsProvider: r, Clock: clock})
+				defer q.ShutDown()
+				q.Add("a")
+				q.Add("b")
+				mustGet(t, q, "a") // at 0
+				time.Sleep(time.Second)
+				clock.hold.Store(int64(700 * time.Millisecond))
+				tt.late(t, q) // the refresh at 1.5s comes first
+				if clock.hold.Load() != 0 {
+					t.Fatal("the late call did not read the clock")
+				}
+				settle(q)
+				wantValues(t, r, "after the late call", tt.wantUnfinished, tt.wantLongest)
+				q.Done("a")
+				q.Done("b")
+				time.Sleep(time.Minute)
+				settle(q)
+				wantValues(t, r, "a minute later", 0, 0)
+			})
 		})
-	})
-	t.Run("claim", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			r := newRecorder()
-			clock := new(holdClock)
-			q := actor.New(actor.Config[string]{Name: "q", MetricsProvider: r, Clock: clock})
-			defer q.ShutDown()
-			q.Add("a")
-			q.Add("b")
-			mustGet(t, q, "a") // at 0
-			time.Sleep(time.Second)
-			clock.hold.Store(int64(700 * time.Millisecond))
-			mustGet(t, q, "b") // claimed at 1s, seen after the refresh at 1.5s
-			if clock.hold.Load() != 0 {
-				t.Fatal("the Get did not read the clock")
-			}
-			settle(q)
-			wantValues(t, r, "after the Get", 2, 1.5)
-			q.Done("a")
-			q.Done("b")
-			time.Sleep(time.Minute)
-			settle(q)
-			wantValues(t, r, "a minute later", 0, 0)
-		})
-	})
+	}
 }
