@@ -412,10 +412,13 @@ func (s *state[T]) due(now int64) {
 	}
 }
 
-// dueItem is an item whose deadline, at, has passed.
+// dueItem is an item whose deadline, at, has passed, with what orders it
+// among the items due at once.
 type dueItem[T comparable] struct {
-	item T
-	at   int64
+	item  T
+	at    int64
+	prio  int
+	place uint64
 }
 
 // dueInPlaceOrder makes the items due at now ready in controller-runtime's
@@ -427,17 +430,17 @@ func (s *state[T]) dueInPlaceOrder(now int64) {
 		if !ok {
 			break
 		}
-		due = append(due, dueItem[T]{item, at})
+		due = append(due, dueItem[T]{item, at, s.prioOf(item, s.items[item]), s.places[item]})
 	}
 	if len(due) > 1 {
 		slices.SortStableFunc(due, func(a, b dueItem[T]) int {
 			if c := cmp.Compare(a.at, b.at); c != 0 {
 				return c
 			}
-			if c := cmp.Compare(s.prioOf(b.item, s.items[b.item]), s.prioOf(a.item, s.items[a.item])); c != 0 {
+			if c := cmp.Compare(b.prio, a.prio); c != 0 {
 				return c
 			}
-			return cmp.Compare(s.places[a.item], s.places[b.item])
+			return cmp.Compare(a.place, b.place)
 		})
 	}
 	for i := range due {
