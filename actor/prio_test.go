@@ -192,7 +192,50 @@ func TestPriorityRules(t *testing.T) {
 			synctest.Wait() // offered in the lane, if it is on
 			q.AddWithOpts(prio(1), "high")
 			getP(t, q, "high", 1)
-			getP(t, q, "low0", 0)
+			for i := range 10 { // given back by the Gets, in any order: still in order
+				getP(t, q, fmt.Sprint("low", i), 0)
+			}
+		}},
+		{"an offered item that is raised goes to the back of its new priority", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
+			q.Add("a")
+			q.Add("b")
+			q.Add("c")
+			synctest.Wait() // offered in the lane, if it is on
+			q.AddWithOpts(prio(2), "d")
+			q.AddWithOpts(prio(2), "b")
+			q.AddWithOpts(prio(1), "c")
+			for _, w := range []struct {
+				item string
+				prio int
+			}{{"d", 2}, {"b", 2}, {"c", 1}, {"a", 0}} {
+				getP(t, q, w.item, w.prio)
+			}
+		}},
+		{"an item at 0 goes before negative ones already offered", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
+			for i := range 5 {
+				q.AddWithOpts(prio(-1), fmt.Sprint("n", i))
+			}
+			synctest.Wait() // offered in the lane, if it is on
+			q.Add("z")
+			synctest.Wait() // z offered too, if the lane is on: before n0
+			q.AddWithOpts(prio(-1), "m")
+			getP(t, q, "z", 0)
+			for i := range 5 {
+				getP(t, q, fmt.Sprint("n", i), -1)
+			}
+			getP(t, q, "m", -1)
+		}},
+		{"a Get after a worker's own Done sees the item it readied", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
+			q.AddWithOpts(prio(1), "x")
+			getP(t, q, "x", 1)
+			q.AddWithOpts(prio(1), "x") // again while processing: ready at its Done
+			for i := range 5 {
+				q.Add(fmt.Sprint("a", i))
+			}
+			synctest.Wait() // a0..a4 offered in the lane, if it is on
+			q.Done("x")
+			getP(t, q, "x", 1)
+			getP(t, q, "a0", 0)
 		}},
 		{"GetBatch and Items hand out in priority order", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
 			q.Add("a")

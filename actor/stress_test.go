@@ -335,12 +335,29 @@ func stressShutdown(t *testing.T, r *rand.Rand, kind int) {
 	}
 }
 
-// TestStressPriorities is TestStress with priorities, fairness keys and a
-// starvation bound (run it with -race): producers add with AddWithOpts at
-// random priorities, some delayed; consumers take with GetWithPriority and
-// GetBatch and add some of what they hold again at another priority. No
-// item is held twice, and every Add is followed by a processing.
+// TestStressPriorities is TestStress with priorities (run it with -race),
+// with the lane on, and with fairness keys and a starvation bound:
+// producers add with AddWithOpts at random priorities, some delayed;
+// consumers take with GetWithPriority and GetBatch and add some of what
+// they hold again at another priority. No item is held twice, and every
+// Add is followed by a processing.
 func TestStressPriorities(t *testing.T) {
+	configs := []struct {
+		name string
+		cfg  actor.Config[int]
+	}{
+		{"lane", actor.Config[int]{}}, // Get claims from the lane, and gives back slots below the top
+		{"fair", actor.Config[int]{
+			Fairness:        func(k int) []string { return []string{fmt.Sprint(k % 5), fmt.Sprint(k % 3)} },
+			StarvationBound: time.Millisecond,
+		}},
+	}
+	for _, c := range configs {
+		t.Run(c.name, func(t *testing.T) { stressPriorities(t, c.cfg) })
+	}
+}
+
+func stressPriorities(t *testing.T, cfg actor.Config[int]) {
 	const (
 		producers = 8
 		consumers = 8
@@ -349,10 +366,7 @@ func TestStressPriorities(t *testing.T) {
 	)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
-	q := actor.New(actor.Config[int]{
-		Fairness:        func(k int) []string { return []string{fmt.Sprint(k % 5), fmt.Sprint(k % 3)} },
-		StarvationBound: time.Millisecond,
-	})
+	q := actor.New(cfg)
 	h := newHistory(keys)
 	var consumersWG sync.WaitGroup
 	for c := range consumers {
