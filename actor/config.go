@@ -52,6 +52,11 @@ type Config[T comparable] struct {
 	// Requeue says where an item added again while it was being
 	// processed takes its place: RequeueAtDone (client-go's rule, the
 	// default) or RequeueAtAdd (controller-runtime's).
+	//
+	// Fairness, a starvation bound and RequeueAtAdd cost speed: with any
+	// of them, every Get is a round trip to the owner goroutine, where
+	// otherwise it takes an item offered ahead without waiting (see the
+	// package doc).
 	Requeue Requeue
 }
 
