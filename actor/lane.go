@@ -59,7 +59,9 @@ import (
 // be about to claim it, so a claim is a compare-and-swap, and the owner
 // revokes the slot with one before it raises the item; if the claim came
 // first, the item is processing and the add runs it again after its Done.
-// A revoked slot comes back like one below top.
+// A revoked item goes back to the ready order at once, at the back of its
+// new priority; its slot, which a consumer may hold, is freed when it
+// comes back (giveBack) or when the owner takes the lane back.
 //
 // The lane is off for good, and its channel closed, from the start with
 // fairness (whose order the lane does not follow), a starvation bound or
@@ -183,7 +185,6 @@ func (l *slots[T]) release(idx uint32) time.Time {
 	sl.item, sl.place, sl.hot, sl.used, sl.at = zero, place{}, nil, false, time.Time{}
 	l.free = append(l.free, idx)
 	l.inUse--
-
 	return at
 }
 
