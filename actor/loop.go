@@ -106,7 +106,7 @@ func (o *owner[T]) handOut() {
 	}
 	if len(s.waiting) > 0 {
 		if o.laneOn && s.lane.inUse > 0 {
-			o.s.reclaimLane() // offered items are older than the rest
+			o.reclaimLane() // offered items are older than the rest
 		}
 		if s.serveWaiters() > 0 {
 			o.wanted = false // the lane stays empty until a Get finds it so
@@ -140,12 +140,26 @@ func (o *owner[T]) fillLane() {
 	}
 }
 
+// reclaimLane takes back the slots offered in the lane that no consumer has
+// received: their items are ready again, ahead of the others.
+func (o *owner[T]) reclaimLane() {
+	var back []*slot[T]
+	for {
+		select {
+		case sl := <-o.c.lane:
+			back = append(back, sl)
+		default:
+			o.s.takeBack(back)
+			return
+		}
+	}
+}
+
 // laneOff turns the lane off for good: it takes back what is offered and
 // closes the channel, which sends every consumer blocked on it to the
 // owner instead.
 func (o *owner[T]) laneOff() {
-	o.s.reclaimLane()
-	o.s.lane.ch = nil
+	o.reclaimLane()
 	close(o.c.lane)
 	o.laneOn = false
 }

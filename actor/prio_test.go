@@ -192,11 +192,11 @@ func TestPriorityRules(t *testing.T) {
 			synctest.Wait() // offered in the lane, if it is on
 			q.AddWithOpts(prio(1), "high")
 			getP(t, q, "high", 1)
-			for i := range 10 { // given back by the Gets, in any order: still in order
+			for i := range 10 { // then the rest, in order
 				getP(t, q, fmt.Sprint("low", i), 0)
 			}
 		}},
-		{"an offered item that is raised goes to the back of its new priority", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
+		{"an item ready (or offered) that is raised goes to the back of its new priority", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
 			q.Add("a")
 			q.Add("b")
 			q.Add("c")
@@ -211,13 +211,13 @@ func TestPriorityRules(t *testing.T) {
 				getP(t, q, w.item, w.prio)
 			}
 		}},
-		{"an item at 0 goes before negative ones already offered", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
+		{"an item at 0 goes before negative ones ready (or offered) before it", actor.Config[string]{}, func(t *testing.T, q *actor.Queue[string]) {
 			for i := range 5 {
 				q.AddWithOpts(prio(-1), fmt.Sprint("n", i))
 			}
 			synctest.Wait() // offered in the lane, if it is on
 			q.Add("z")
-			synctest.Wait() // z offered too, if the lane is on: before n0
+			synctest.Wait()
 			q.AddWithOpts(prio(-1), "m")
 			getP(t, q, "z", 0)
 			for i := range 5 {

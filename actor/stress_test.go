@@ -416,3 +416,53 @@ func stressPriorities(t *testing.T, cfg actor.Config[int]) {
 	}
 	h.finish(t, q, &producersWG, &consumersWG)
 }
+
+// TestStressOwnAddFirst checks, with real concurrency (run it with -race),
+// that a Get never passes over an item that its caller's own earlier add
+// made ready at a higher priority, while the lane offers items of a lower
+// one and the owner brings its top priority up and down: workers each add
+// one new item at 5 and then Get, so an item at 5 is always ready for
+// every Get, and every Get must return one; many items wait at -100 all
+// along, and half the workers add theirs with Add at 0 instead.
+func TestStressOwnAddFirst(t *testing.T) {
+	const (
+		workers = 8
+		rounds  = 3000
+	)
+	q := actor.New(actor.Config[int]{})
+	defer q.ShutDown()
+	for i := range 1000 {
+		q.AddWithOpts(actor.AddOpts{Priority: -100}, -1-i)
+	}
+	var wrong atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for r := range rounds {
+				item := w*rounds + r
+				if w%2 == 0 {
+					q.Add(item)
+				} else {
+					q.AddWithOpts(actor.AddOpts{Priority: 5}, item)
+				}
+				got, prio, shutdown := q.GetWithPriority()
+				if shutdown {
+					t.Error("GetWithPriority() = shutdown")
+					return
+				}
+				if got < 0 || prio < 0 { // an item at -100 while one at 0 or 5 was ready
+					wrong.Add(1)
+					t.Logf("worker %d round %d: got %d at %d", w, r, got, prio)
+				}
+				if got < 0 {
+					q.AddWithOpts(actor.AddOpts{Priority: -100}, got)
+				}
+				q.Done(got)
+			}
+		})
+	}
+	wg.Wait()
+	if n := wrong.Load(); n != 0 {
+		t.Errorf("%d Gets passed over an item their own add made ready", n)
+	}
+}
