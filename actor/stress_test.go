@@ -336,7 +336,7 @@ func stressShutdown(t *testing.T, r *rand.Rand, kind int) {
 }
 
 // TestStressPriorities is TestStress with priorities (run it with -race),
-// with the lane on, and with fairness keys and a starvation bound:
+// without options, and with fairness keys and a starvation bound:
 // producers add with AddWithOpts at random priorities, some delayed;
 // consumers take with GetWithPriority and GetBatch and add some of what
 // they hold again at another priority. No item is held twice, and every
@@ -346,7 +346,7 @@ func TestStressPriorities(t *testing.T) {
 		name string
 		cfg  actor.Config[int]
 	}{
-		{"lane", actor.Config[int]{}}, // Get claims from the lane, and gives back slots below the top
+		{"plain", actor.Config[int]{}}, // the lane is on until the first priority other than 0
 		{"fair", actor.Config[int]{
 			Fairness:        func(k int) []string { return []string{fmt.Sprint(k % 5), fmt.Sprint(k % 3)} },
 			StarvationBound: time.Millisecond,
