@@ -53,10 +53,10 @@ type Config[T comparable] struct {
 	// processed takes its place: RequeueAtDone (client-go's rule, the
 	// default) or RequeueAtAdd (controller-runtime's).
 	//
-	// Priorities other than 0, fairness, a starvation bound and
-	// RequeueAtAdd cost speed: with any of them, every Get is a round trip
-	// to the owner goroutine, where otherwise it takes an item offered
-	// ahead without waiting (see lane.go).
+	// Fairness, a starvation bound and RequeueAtAdd cost speed: with any
+	// of them, every Get is a round trip to the owner goroutine, where
+	// otherwise it takes an item offered ahead without waiting (see the
+	// package doc).
 	Requeue Requeue
 }
 

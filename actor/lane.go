@@ -8,7 +8,7 @@ import (
 // The lane lets Get take a ready item without waiting for the owner
 // goroutine. The owner moves ready items, oldest first, into slots that it
 // sends on a buffered channel (the lane). A consumer that receives a slot
-// claims it with one atomic store, and that store is the instant the item
+// claims it with one compare-and-swap, and that is the instant the item
 // becomes processing. The owner does not hear of the claim; it reads the
 // slot whenever it next needs to know, that is whenever an event concerns
 // the item (state.lookup), when Len is asked, and when shutdown begins:
@@ -18,12 +18,12 @@ import (
 //   - claimed: the item is processing ("claim seen" from then on), so an
 //     Add marks it to run again after Done.
 //
-// Reading the slot either before or after the consumer's store gives an
+// Reading the slot either before or after the consumer's claim gives an
 // order of events that the contract allows, so the lane keeps every rule of
 // a hand-off through the owner. Slots are reused, so the lane allocates
 // nothing per item. The owner takes offered slots back (receiving them
 // from its own lane, so no consumer can have them) when it must hand out in
-// another way: to a GetBatch.
+// another way (to a GetBatch), or offer in another order (see Priorities).
 //
 // The owner fills the lane only once a Get has found it empty (and rung the
 // bell), and stops after serving a GetBatch, so that batch consumers do not
@@ -34,14 +34,47 @@ import (
 // round, so the depth, queue latency and work duration are those of the
 // claim, recorded as soon as the owner runs.
 //
-// The lane offers items in first-in-first-out order only: everything that
-// becomes ready later goes behind what it offers, so a consumer that takes
-// from it never passes over an item its own earlier calls made ready. So it
-// is off for good, and its channel closed, once an item has a priority
-// other than 0 (AddWithOpts says so before it sends, so the caller's next
-// Get asks the owner), and from the start with fairness, a starvation
-// bound or RequeueAtAdd; also once Items is called, once shutdown begins,
-// and from the start with a custom Storage (which must see each Pop when a
+// Priorities. The lane offers items in the ready order: by priority, and
+// first in, first out within one. Everything that becomes ready later at
+// the same priority goes behind what it offers. Before it offers an item
+// that goes before the last one offered (one raised, or made ready at a
+// higher priority, or given back as below), the owner takes the lane back
+// and offers again in order; so the items offered between two times the
+// lane is taken back are in order. What the lane cannot know is an add of
+// a higher priority that is still on its way to the owner: a consumer's
+// own Get must never pass over an item that its earlier, one-way
+// AddWithOpts made ready. So AddWithOpts first raises top, the highest
+// priority any add has asked for (shared.top, 0 at least), and a consumer
+// claims a slot only if its priority is at least top. Any item that could
+// go before the slot's would need a priority above top (an item readied by
+// a Done, or by a deadline, has a priority some add gave it, and goes
+// behind what is offered at its priority). A consumer that may not claim
+// its slot gives it back to the owner in a Get request (giveBack), after
+// every request it sent before, and the owner hands it what goes first
+// then. Since a slot below top always comes back, the owner offers an
+// item below top only while the lane is empty: one at a time, a token
+// that brings a consumer to the owner.
+//
+// A raise of an offered item would change its place while a consumer may
+// be about to claim it, so a claim is a compare-and-swap, and the owner
+// revokes the slot with one before it raises the item; if the claim came
+// first, the item is processing and the add runs it again after its Done.
+// A revoked item goes back to the ready order at once, at the back of its
+// new priority; its slot, which a consumer may hold, is freed when it
+// comes back (giveBack) or when the owner takes the lane back.
+//
+// A slot that a consumer has received and not yet claimed or given back is
+// out of the owner's sight, and its item may go before everything the
+// owner could hand out: so while one is held, waiting calls wait, and the
+// owner polls instead of blocking, until it is claimed or comes back
+// (held). Those moments are short: a consumer claims or gives back right
+// after it receives.
+//
+// The lane is off for good, and its channel closed, from the start with
+// fairness (whose order the lane does not follow), a starvation bound or
+// RequeueAtAdd (where a Done readies an item at its old place, ahead of
+// what is offered); also once Items is called, once shutdown begins, and
+// from the start with a custom Storage (which must see each Pop when a
 // consumer asks). A consumer that finds it off asks the owner instead (see
 // Queue.Get).
 
@@ -51,6 +84,7 @@ const laneSize = 256
 const (
 	slotOffered uint32 = iota
 	slotClaimed
+	slotRevoked // the owner raised the item's priority: no one may claim it
 )
 
 // slot carries one item through the lane. The owner writes item before
@@ -64,15 +98,21 @@ type slot[T comparable] struct {
 	at    time.Time    // with metrics: the consumer's clock reading at its claim
 	state atomic.Uint32
 	used  bool   // owner only: in the lane, or claimed and not yet seen
+	round uint32 // owner only: the lane's round when the slot was offered
+	idx   uint32 // owner only: the slot's index
+	sent  uint64 // owner only: when it was sent, counted in sends
 	gen   uint32 // owner only: counts the slot's trips through the lane
 }
 
-// claim is called by the consumer that received sl from the lane. It marks
-// sl claimed and returns its item and the item's priority. If the item has a filter entry, claim
-// first clears its flag (filter.go), so the claim is one atomic store, or
-// two for an item added while it waited. Everything the consumer writes to
-// sl comes before the claim store, since the owner may reuse sl after it.
-func (sl *slot[T]) claim(now func() time.Time) (T, int) {
+// claim is called by the consumer that received sl from the lane. It
+// claims sl and returns its item and the item's priority, or reports false
+// if the owner revoked sl first (then the consumer gives it back). If the
+// item has a filter entry, claim first clears its flag (filter.go), so the
+// claim is one atomic operation, or two for an item added while it waited
+// (a flag cleared in vain only sends a later Add to the owner). Everything
+// the consumer writes to sl comes before the claim, since the owner may
+// reuse sl after it.
+func (sl *slot[T]) claim(now func() time.Time) (T, int, bool) {
 	item, prio := sl.item, sl.place.prio
 	if now != nil {
 		sl.at = now()
@@ -80,17 +120,22 @@ func (sl *slot[T]) claim(now func() time.Time) (T, int) {
 	if sl.hot != nil {
 		sl.hot.noop.Store(false) // before the item is processing
 	}
-	sl.state.Store(slotClaimed)
-	return item, prio
+	return item, prio, sl.state.CompareAndSwap(slotOffered, slotClaimed)
 }
 
 // slots are the lane's slots, owned by the owner goroutine.
 type slots[T comparable] struct {
-	all      []*slot[T] // by index
-	free     []uint32   // indices of unused slots
-	inUse    int        // slots offered, or claimed and not yet seen
-	sent     []sent     // with metrics: slots in the order sent on the lane,
-	sentHead int        // from sent[sentHead] on
+	ch       chan *slot[T] // the lane, while it is on; nil once it is off
+	top      *atomic.Int64 // shared.top
+	all      []*slot[T]    // by index
+	free     []uint32      // indices of unused slots
+	inUse    int           // slots offered, or claimed and not yet seen
+	last     place         // the place of the item offered last,
+	hasLast  bool          // since the lane was last taken back
+	round    uint32        // counts the times the lane was taken back
+	sends    uint64        // counts the slots sent on the lane
+	sent     []sent        // with metrics: slots in the order sent on the lane,
+	sentHead int           // from sent[sentHead] on
 }
 
 // sent is a slot as it was sent on the lane, for seeing claims in the order
@@ -111,7 +156,9 @@ func (l *slots[T]) take(item T, hot *hotEntry[T], p place, ordered bool) (uint32
 		l.all = append(l.all, new(slot[T]))
 	}
 	sl := l.all[idx]
-	sl.item, sl.place, sl.hot, sl.used = item, p, hot, true
+	l.last, l.hasLast = place{prio: p.prio, seq: p.seq}, true
+	l.sends++
+	sl.item, sl.place, sl.hot, sl.used, sl.round, sl.idx, sl.sent = item, p, hot, true, l.round, idx, l.sends
 	sl.gen++
 	sl.state.Store(slotOffered)
 	l.inUse++
@@ -124,6 +171,19 @@ func (l *slots[T]) take(item T, hot *hotEntry[T], p place, ordered bool) (uint32
 // claimed reports whether the slot at idx has been claimed.
 func (l *slots[T]) claimed(idx uint32) bool {
 	return l.all[idx].state.Load() == slotClaimed
+}
+
+// goesBefore reports whether an item at place p goes before the item the
+// lane offered last, so that offering it behind that one would be out of
+// order: it was given back, or raised or made ready at a higher priority.
+func (l *slots[T]) goesBefore(p place) bool {
+	return l.inUse > 0 && l.hasLast && (p.prio > l.last.prio || p.prio == l.last.prio && p.seq < l.last.seq)
+}
+
+// revoke makes the slot at idx unclaimable, unless a consumer has claimed it
+// already; it reports whether it did.
+func (l *slots[T]) revoke(idx uint32) bool {
+	return l.all[idx].state.CompareAndSwap(slotOffered, slotRevoked)
 }
 
 // release frees the slot at idx and returns the consumer's clock reading
@@ -147,8 +207,8 @@ func (s *state[T]) seeClaims() {
 	for l.sentHead < len(l.sent) {
 		e := l.sent[l.sentHead]
 		sl := l.all[e.idx]
-		if sl.used && sl.gen == e.gen {
-			if sl.state.Load() != slotClaimed {
+		if st := sl.state.Load(); sl.used && sl.gen == e.gen && st != slotRevoked {
+			if st != slotClaimed {
 				if l.sentHead >= 64 && 2*l.sentHead >= len(l.sent) {
 					n := copy(l.sent, l.sent[l.sentHead:])
 					l.sent, l.sentHead = l.sent[:n], 0
@@ -162,8 +222,83 @@ func (s *state[T]) seeClaims() {
 	l.sent, l.sentHead = l.sent[:0], 0 // reuse the array: no allocation per item
 }
 
-// laneReady counts the items offered in the lane and not yet claimed, and
-// sees the claimed ones on the way.
+// reclaimLane takes back the slots offered in the lane that no consumer has
+// received: their items are ready again, ahead of the others.
+func (s *state[T]) reclaimLane() {
+	if s.lane.ch == nil {
+		return
+	}
+	var back []*slot[T]
+	for {
+		select {
+		case sl := <-s.lane.ch:
+			back = append(back, sl)
+		default:
+			s.takeBack(back)
+			s.lane.hasLast = false
+			s.lane.round++
+			return
+		}
+	}
+}
+
+// giveBack is the event of a Get giving back the slot sl, which it
+// received from the lane but may not claim: its item is ready again, in
+// the place it was offered from. Slots come back in any order, so it is
+// put back by its sequence number, behind those offered before it that
+// came back first (the default order, which has none, is turned into a
+// priority order, whose sequence numbers follow the order in which the
+// lane offered its items).
+//
+// The items the lane offers between two times it is taken back go in
+// order (offer takes the lane back before it would offer one out of
+// order), so whatever the lane still holds goes after sl's item if it was
+// offered in the lane's current round. Otherwise, or if an older call is
+// waiting (which would take items from the order before older ones
+// offered in the lane), the lane is taken back first, so that whoever is
+// served next gets what goes first.
+func (s *state[T]) giveBack(sl *slot[T]) {
+	if sl.state.Load() == slotRevoked {
+		// Its item is back in the order since the raise that revoked
+		// it; what the lane offers may go before the rest of the order.
+		s.lane.release(sl.idx)
+		if len(s.lane.ch) > 0 {
+			s.reclaimLane()
+		}
+		return
+	}
+	s.usePrio()
+	if sl.round != s.lane.round || len(s.waiting) > 0 {
+		s.reclaimLane()
+	}
+	s.unoffer(sl.item, sl.place)
+}
+
+// held reports whether a consumer has received a slot from the lane and
+// neither claimed it nor given it back yet. Such a slot's item may come
+// back (its priority is below top), and it goes before what the owner
+// offered after it, or what the order holds, so a waiting call is not
+// served until none is left (see serveWaiters). The lane hands slots out
+// first in, first out, so those received are the ones sent before the
+// len(ch) still in the channel; a slot received after this look belongs to
+// a Get that decides after it.
+func (s *state[T]) held() bool {
+	l := &s.lane
+	if l.inUse == 0 {
+		return false
+	}
+	received := l.sends - uint64(len(l.ch))
+	for _, sl := range l.all {
+		if sl.used && sl.sent <= received && sl.state.Load() == slotOffered {
+			return true
+		}
+	}
+	return false
+}
+
+// laneReady counts the items offered in the lane and not yet claimed (a
+// revoked slot's item is in the order), and sees the claimed ones on the
+// way.
 func (s *state[T]) laneReady() int {
 	if s.lane.inUse == 0 {
 		return 0
@@ -173,11 +308,12 @@ func (s *state[T]) laneReady() int {
 		if !sl.used {
 			continue
 		}
-		if sl.state.Load() == slotClaimed {
+		switch sl.state.Load() {
+		case slotClaimed:
 			s.lookup(sl.item)
-		} else {
+		case slotOffered:
 			n++
-		}
+		} // revoked: its item is in the order
 	}
 	return n
 }

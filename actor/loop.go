@@ -1,5 +1,7 @@
 package actor
 
+import "runtime"
+
 // owner is the owner goroutine: the state, and what only the loop needs to
 // serve it (the callers' channels are in shared).
 type owner[T comparable] struct {
@@ -55,7 +57,9 @@ func (o *owner[T]) wait() (quit bool) {
 	// consumer of the items channel and no timer: the closed channel busy
 	// is always ready.
 	busy := o.busy
-	if o.c.inbox.sleep() {
+	if o.s.heldWait {
+		runtime.Gosched() // let the Get that holds a slot claim it or give it back
+	} else if o.c.inbox.sleep() {
 		busy = nil
 		defer o.c.inbox.wake()
 	}
@@ -106,7 +110,7 @@ func (o *owner[T]) handOut() {
 	}
 	if len(s.waiting) > 0 {
 		if o.laneOn && s.lane.inUse > 0 {
-			o.reclaimLane() // offered items are older than the rest
+			o.s.reclaimLane() // offered items are older than the rest
 		}
 		if s.serveWaiters() > 0 {
 			o.wanted = false // the lane stays empty until a Get finds it so
@@ -140,26 +144,12 @@ func (o *owner[T]) fillLane() {
 	}
 }
 
-// reclaimLane takes back the slots offered in the lane that no consumer has
-// received: their items are ready again, ahead of the others.
-func (o *owner[T]) reclaimLane() {
-	var back []*slot[T]
-	for {
-		select {
-		case sl := <-o.c.lane:
-			back = append(back, sl)
-		default:
-			o.s.takeBack(back)
-			return
-		}
-	}
-}
-
 // laneOff turns the lane off for good: it takes back what is offered and
 // closes the channel, which sends every consumer blocked on it to the
 // owner instead.
 func (o *owner[T]) laneOff() {
-	o.reclaimLane()
+	o.s.reclaimLane()
+	o.s.lane.ch = nil
 	close(o.c.lane)
 	o.laneOn = false
 }

@@ -49,7 +49,16 @@ type prioOrder[T comparable] struct {
 	now    func() int64
 	keysOf func(T) []string // with fairness: an item's keys
 	n      int
+
+	// Bands whose priority has no ready item left, kept with their
+	// (small) buffers for the next priority that needs one: when the
+	// lane keeps the order nearly empty, bands come and go with every
+	// few items.
+	spare []*band[T]
 }
+
+// maxSpare is how many empty bands a priority order keeps.
+const maxSpare = 2
 
 // deadKey is an item in a container of entries: a leaf, or a band's log.
 type deadKey[T comparable] struct {
@@ -71,7 +80,8 @@ type node[T comparable] struct {
 
 	// A leaf: its entries in sequence order, those pushed back into the
 	// middle (an item added again while processing, whose place was fixed
-	// at the add) in a heap of their own.
+	// at the add, or one offered in the lane and given back) in a heap of
+	// their own.
 	fifo ring[orderEntry[T]]
 	late []orderEntry[T]
 
@@ -108,7 +118,11 @@ func (o *prioOrder[T]) pushFront(item T, p place) { o.insert(item, p, true) }
 func (o *prioOrder[T]) insert(item T, p place, front bool) {
 	b := o.bands[p.prio]
 	if b == nil {
-		b = &band[T]{}
+		if n := len(o.spare); n > 0 {
+			b, o.spare = o.spare[n-1], o.spare[:n-1]
+		} else {
+			b = &band[T]{}
+		}
 		o.bands[p.prio] = b
 		i, _ := slices.BinarySearchFunc(o.prios, p.prio, func(a, b int) int { return cmp.Compare(b, a) }) // highest first
 		o.prios = slices.Insert(o.prios, i, p.prio)
@@ -214,7 +228,12 @@ func (o *prioOrder[T]) discard(leaf *node[T]) {
 	for _, e := range leaf.late {
 		o.stale(deadKey[T]{item: e.item, leaf: leaf})
 	}
-	leaf.fifo, leaf.late = ring[orderEntry[T]]{}, nil
+	if cap(leaf.late) > keepRing {
+		leaf.late = nil
+	} else { // small buffers are kept, as the ring keeps one: see spare
+		clear(leaf.late)
+		leaf.late = leaf.late[:0]
+	}
 }
 
 // popped takes the entry just handed out from band prio off the count.
@@ -265,6 +284,9 @@ func (o *prioOrder[T]) dropBand(prio int) {
 	delete(o.bands, prio)
 	i := slices.Index(o.prios, prio)
 	o.prios = slices.Delete(o.prios, i, i+1)
+	if !b.root.inner && len(o.spare) < maxSpare {
+		o.spare = append(o.spare, b)
+	}
 }
 
 // leaf returns the leaf of keys under n, making the nodes on the way, and

@@ -48,6 +48,7 @@ type shared[T comparable] struct {
 	shutdowns           atomic.Int64 // calls of ShutDown, which end drains begun before
 	itemsUsed           atomic.Bool  // Items was called: the owner stages items for it
 	noLane              atomic.Bool  // the lane is off for good (lane.go)
+	top                 atomic.Int64 // the highest priority an add has asked for, 0 at least (lane.go)
 
 	filter     *filter[T]       // nil with a custom Storage
 	fairness   func(T) []string // Config.Fairness, nil with a custom Storage
@@ -104,6 +105,9 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 		close(c.lane)
 	}
 	s := newState(order, c.filter, m, c.since)
+	if laneOn {
+		s.lane.ch, s.lane.top = c.lane, &c.top
+	}
 	if f != nil { // priorities, fairness and places need the default order
 		s.requeue = cfg.Requeue
 		s.prio = prioConfig{fair: cfg.Fairness != nil, bound: max(cfg.StarvationBound, 0)}
@@ -236,12 +240,11 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 			c.mustHash(item)
 		}
 	}
-	if o.Priority != 0 && !c.noLane.Load() {
-		// The lane offers items first in, first out: it is off from now
-		// on, before this request is sent, so that the caller's next Get
-		// asks the owner and sees these items in their place.
-		c.noLane.Store(true)
-		c.wakeOwner()
+	if o.Priority > 0 {
+		// Before the request is sent, so that no Get claims from the
+		// lane an item of a lower priority while these are on their way
+		// (see lane.go).
+		c.raiseTop(o.Priority)
 	}
 	l := c.list()
 	l.prio = o.Priority
@@ -264,6 +267,17 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 	}
 	if !c.send(request[T]{op: opAddList, list: l, at: c.callTime()}) {
 		l.recycle()
+	}
+}
+
+// raiseTop makes p the highest priority an add has asked for, if it is
+// higher than the one so far.
+func (c *shared[T]) raiseTop(p int) {
+	for {
+		t := c.top.Load()
+		if int64(p) <= t || c.top.CompareAndSwap(t, int64(p)) {
+			return
+		}
 	}
 }
 
@@ -469,16 +483,26 @@ func (c *shared[T]) take(cancel <-chan struct{}) (item T, prio int, got, cancele
 			}
 		}
 	}
+	var w *waiter[T]
 	if sl != nil {
-		item, prio = sl.claim(c.stamp)
-		if c.stamp != nil {
-			c.wakeOwner() // with metrics: let the owner record the hand-out now
+		if int64(sl.place.prio) >= c.top.Load() {
+			if item, prio, ok := sl.claim(c.stamp); ok {
+				if c.stamp != nil {
+					c.wakeOwner() // with metrics: let the owner record the hand-out now
+				}
+				return item, prio, true, false
+			}
 		}
-		return item, prio, true, false
+		// An add of a higher priority than the slot's may be on its way,
+		// or the owner revoked the slot: give it back to the owner, which
+		// hands out what goes first once it has applied every request
+		// sent before this one.
+		w = c.confirm(sl, cancel)
+	} else {
+		// The lane is closed: Items was called, shutdown has begun, or
+		// the Storage is custom. Ask the owner.
+		w = c.ask(nil, cancel)
 	}
-	// The lane is closed: Items was called, shutdown has begun, or the
-	// Storage is custom. Ask the owner.
-	w := c.ask(nil, cancel)
 	if len(w.items) > 0 {
 		item, prio, got = w.items[0], w.prio, true
 	}

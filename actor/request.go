@@ -101,6 +101,12 @@ func (s *state[T]) serve(r request[T]) {
 		r.w.n = s.len()
 		r.w.answer()
 	case opGet:
+		if r.w.slot != nil { // a Get gives back a lane slot it may not claim
+			s.giveBack(r.w.slot)
+			r.w.slot = nil
+		} else if len(s.lane.ch) > 0 {
+			s.reclaimLane() // what the lane offers goes before the rest of its priority
+		}
 		s.serveDue() // an item due now is ready for this call
 		s.waiting = append(s.waiting, r.w)
 		s.serveWaiters()
@@ -179,8 +185,20 @@ func (c *shared[T]) callTime() int64 {
 // waiter, which is then answered either as canceled or, if items were
 // handed to it first, with them.
 func (c *shared[T]) ask(buf []T, cancel <-chan struct{}) *waiter[T] {
+	return c.askWith(buf, nil, cancel)
+}
+
+// confirm is the ask of a Get that received the lane slot sl but may not
+// claim it (see lane.go): the owner takes the slot back as it takes the
+// request, and hands the Get whatever goes first by then, sl's item or
+// another.
+func (c *shared[T]) confirm(sl *slot[T], cancel <-chan struct{}) *waiter[T] {
+	return c.askWith(nil, sl, cancel)
+}
+
+func (c *shared[T]) askWith(buf []T, sl *slot[T], cancel <-chan struct{}) *waiter[T] {
 	w := c.waiter()
-	w.items = buf
+	w.items, w.slot = buf, sl
 	if buf == nil {
 		w.items = w.one[:0]
 	}
@@ -212,7 +230,7 @@ func (c *shared[T]) waiter() *waiter[T] {
 // release returns an answered waiter to the pool.
 func (c *shared[T]) release(w *waiter[T]) {
 	var zero T
-	w.items, w.one[0], w.n, w.shutdown, w.canceled = nil, zero, 0, false, false
+	w.items, w.one[0], w.n, w.shutdown, w.canceled, w.slot = nil, zero, 0, false, false, nil
 	c.waiters.Put(w)
 }
 

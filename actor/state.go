@@ -184,9 +184,10 @@ type state[T comparable] struct {
 	m      *metrics[T] // nil when metrics are off
 	since  func() int64
 
-	phase   phase
-	waiting []*waiter[T]  // Get and GetBatch calls waiting for an item, oldest first
-	idle    chan struct{} // after the owner ended: closed when nothing is processing
+	phase    phase
+	heldWait bool          // waiting calls wait for a slot a Get holds (lane.go)
+	waiting  []*waiter[T]  // Get and GetBatch calls waiting for an item, oldest first
+	idle     chan struct{} // after the owner ended: closed when nothing is processing
 }
 
 // want is what an add asks for: a priority, and with fairness the item's
@@ -298,6 +299,18 @@ func (s *state[T]) reprioritize(item T, e entry, w want) entry {
 // add is an immediate Add of item at the priority w asks for.
 func (s *state[T]) add(item T, w want) {
 	e := s.lookup(item)
+	if e.state() == offered && w.prio > s.prioOf(item, e) {
+		if s.lane.revoke(e.slot()) {
+			// Nobody can claim it now: ready again, at the back of its
+			// new priority. Its slot comes back later (see giveBack).
+			old := s.prioOf(item, e)
+			s.raise(item, &e, w)
+			s.m.moveDepth(old, s.prioOf(item, e))
+			s.enqueue(item, s.set(item, e.withSlot(0), ready), s.nextSeq())
+			return
+		}
+		e = s.claimSeen(item, e) // claimed before the raise could revoke it
+	}
 	old := s.prioOf(item, e)
 	switch e.state() {
 	case absent:
@@ -314,10 +327,9 @@ func (s *state[T]) add(item T, w want) {
 		s.order.touch(item)
 		s.markHot(item, e)
 	case staged, offered:
-		// Still waiting to be handed out: a duplicate, unless it raises
-		// the priority; then it goes back to the order at its new one.
-		// (An offered item is in the lane, which a raise turns off, and so
-		// takes it back.)
+		// Staged: still waiting to be handed out, a duplicate, unless it
+		// raises the priority; then it goes back to the order at its new
+		// one. (An offered item is raised above.)
 		if s.raise(item, &e, w) {
 			s.m.moveDepth(old, s.prioOf(item, e))
 			s.set(item, e, e.state())
@@ -488,6 +500,15 @@ func (s *state[T]) next() (item T, e entry, p place, ok bool) {
 	return item, s.items[item], p, true
 }
 
+// nextPrio returns the priority of the item next returns, which must
+// exist; with the default order, 0.
+func (s *state[T]) nextPrio() int {
+	if o, ok := s.order.(*prioOrder[T]); ok {
+		return o.prios[0]
+	}
+	return 0
+}
+
 // stage takes the next ready item out of the ready order to offer it on the
 // items channel. It reports whether an item is staged.
 func (s *state[T]) stage() bool {
@@ -541,9 +562,18 @@ func (s *state[T]) start(item T, e entry) {
 // the slot is sent (set does it), and the slot carries the filter entry so
 // that the consumer who claims it clears the flag first.
 func (s *state[T]) offer() (*slot[T], bool) {
-	item, e, p, ok := s.next()
-	if !ok {
+	if s.order.len() == 0 || len(s.lane.ch) > 0 && int64(s.nextPrio()) < s.lane.top.Load() {
 		return nil, false
+	}
+	item, e, p, _ := s.next()
+	if s.fifo != nil {
+		p.seq = s.nextSeq() // the order in which the lane offers, for giveBack
+	} else if s.lane.goesBefore(p) {
+		// Offered behind what the lane holds, it would be out of order:
+		// take the lane back, and offer everything again in order.
+		s.order.pushFront(item, p)
+		s.reclaimLane()
+		item, e, p, _ = s.next()
 	}
 	var hot *hotEntry[T]
 	if e.hot() {
@@ -567,16 +597,36 @@ func (s *state[T]) claimSeen(item T, e entry) entry {
 }
 
 // takeBack puts offered items that the owner received back from its own
-// lane (so no consumer has them), oldest first, back where they were: ahead
-// of every other ready item of their priority and key, since they were
-// offered before any of those.
+// lane (so no consumer has them), oldest first, back where they were.
 func (s *state[T]) takeBack(slots []*slot[T]) {
 	for i := len(slots) - 1; i >= 0; i-- {
 		sl := slots[i]
-		item, p := sl.item, sl.place
-		e := s.items[item]
-		s.lane.release(e.slot())
-		s.putBack(item, e.withSlot(0), p)
+		if sl.state.Load() == slotRevoked { // its item is back in the order
+			s.lane.release(sl.idx)
+			continue
+		}
+		s.unoffer(sl.item, sl.place)
+	}
+}
+
+// unoffer returns an item offered in the lane and not claimed to the ready
+// order, at place p, the place it was offered from. The default order has
+// no places: it takes the item back at its front, which is right as long
+// as items come back newest first (takeBack; giveBack turns it into a
+// priority order first). A priority order puts it back by its sequence
+// number, since items can also come back one by one in any order
+// (giveBack), or at the back of its new priority if it was raised.
+func (s *state[T]) unoffer(item T, p place) {
+	e := s.items[item]
+	s.lane.release(e.slot())
+	e = s.set(item, e.withSlot(0), ready)
+	switch {
+	case s.fifo != nil:
+		s.fifo.r.pushFront(item)
+	case s.prioOf(item, e) != p.prio:
+		s.enqueue(item, e, s.nextSeq())
+	default:
+		s.order.push(item, p)
 	}
 }
 

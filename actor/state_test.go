@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
 )
 
@@ -47,8 +48,14 @@ func (s *state[T]) verify(t *testing.T) {
 	if nstaged != 0 != s.isStaged {
 		t.Fatalf("isStaged = %v; %d items staged", s.isStaged, nstaged)
 	}
-	if nlane != s.lane.inUse {
-		t.Fatalf("inUse = %d; %d items in the lane", s.lane.inUse, nlane)
+	nrevoked := 0 // slots revoked by a raise, not back yet: their items are elsewhere
+	for _, sl := range s.lane.all {
+		if sl.used && sl.state.Load() == slotRevoked {
+			nrevoked++
+		}
+	}
+	if nlane+nrevoked != s.lane.inUse {
+		t.Fatalf("inUse = %d; %d items in the lane, %d slots revoked", s.lane.inUse, nlane, nrevoked)
 	}
 	if s.nproc != nproc {
 		t.Fatalf("nproc = %d; %d items processing", s.nproc, nproc)
@@ -148,7 +155,10 @@ func (s *state[T]) handOut() T {
 
 // claimed claims sl as a consumer does and returns its item.
 func claimed[T comparable](sl *slot[T]) T {
-	item, _ := sl.claim(nil)
+	item, _, ok := sl.claim(nil)
+	if !ok {
+		panic("claim of a revoked slot")
+	}
 	return item
 }
 
@@ -527,4 +537,131 @@ func TestStateFilterRandom(t *testing.T) {
 	if s.filter.table.Load() == nil {
 		t.Fatal("no filter was made")
 	}
+}
+
+// laneTestState is a test state whose lane is a channel of capacity 8, and
+// whose top priority is top: what the owner and AddWithOpts share.
+func laneTestState(top int64) (*state[string], *atomic.Int64) {
+	s := newTestState[string]()
+	s.lane.ch, s.lane.top = make(chan *slot[string], 8), new(atomic.Int64)
+	s.lane.top.Store(top)
+	return s, s.lane.top
+}
+
+// fill offers ready items in the lane as the owner does, and returns how
+// many it offered.
+func (s *state[T]) fill() int {
+	n := 0
+	for len(s.lane.ch) < cap(s.lane.ch) {
+		sl, ok := s.offer()
+		if !ok {
+			break
+		}
+		s.lane.ch <- sl
+		n++
+	}
+	return n
+}
+
+// TestStateLaneGiveBack: slots that Gets may not claim (an add of a higher
+// priority may be on its way) come back in any order, and everything is
+// still handed out in order; an item offered out of order makes the owner
+// take the lane back first; below the top priority, one item at a time is
+// offered; a raise revokes an offered slot unless it was claimed first.
+func TestStateLaneGiveBack(t *testing.T) {
+	t.Run("given back in any order", func(t *testing.T) {
+		s, top := laneTestState(0)
+		for _, item := range []string{"a", "b", "c", "d"} {
+			s.add(item, want{})
+		}
+		if n := s.fill(); n != 4 {
+			t.Fatalf("offered %d; want 4", n)
+		}
+		a, b := <-s.lane.ch, <-s.lane.ch
+		top.Store(1) // an AddWithOpts at 1 is on its way
+		s.giveBack(b)
+		s.verify(t)
+		s.giveBack(a)
+		s.verify(t)
+		s.add("e", want{prio: 1})
+		s.reclaimLane()
+		s.verify(t)
+		if got := s.leftovers(); fmt.Sprint(got) != "[e a b c d]" {
+			t.Fatalf("leftovers() = %v; want [e a b c d]", got)
+		}
+	})
+	t.Run("out of order takes the lane back", func(t *testing.T) {
+		s, _ := laneTestState(-1)
+		s.add("a", want{prio: -1})
+		s.add("b", want{prio: -1})
+		s.fill()
+		s.add("h", want{})
+		s.fill() // h goes before a and b: the lane is taken back and offered again
+		s.verify(t)
+		var got []string
+		for len(s.lane.ch) > 0 {
+			got = append(got, claimed(<-s.lane.ch))
+		}
+		if fmt.Sprint(got) != "[h a b]" {
+			t.Fatalf("lane = %v; want [h a b]", got)
+		}
+	})
+	t.Run("given back after the lane was taken back", func(t *testing.T) {
+		s, top := laneTestState(-1)
+		s.add("a", want{prio: -1})
+		s.add("b", want{prio: -1})
+		s.fill()
+		a := <-s.lane.ch // a Get holds a, not claimed yet
+		s.add("h", want{})
+		s.fill() // h goes before b: lane taken back, then [h b]
+		top.Store(0)
+		s.giveBack(a) // h, offered after a, goes first: the lane is taken back
+		s.verify(t)
+		if got := s.leftovers(); fmt.Sprint(got) != "[h a b]" {
+			t.Fatalf("leftovers() = %v; want [h a b]", got)
+		}
+	})
+	t.Run("below the top, one at a time", func(t *testing.T) {
+		s, _ := laneTestState(1)
+		for _, item := range []string{"a", "b", "c"} {
+			s.add(item, want{})
+		}
+		if n := s.fill(); n != 1 {
+			t.Fatalf("offered %d below the top; want 1", n)
+		}
+		s.add("h", want{prio: 1})
+		if n := s.fill(); n != 1 {
+			t.Fatalf("offered %d after an item at the top; want 1", n)
+		}
+		s.verify(t)
+		if got := claimed(<-s.lane.ch); got != "h" { // taken back and offered again after h
+			t.Fatalf("first in the lane = %q; want h", got)
+		}
+	})
+	t.Run("a raise revokes an offered slot", func(t *testing.T) {
+		s, _ := laneTestState(0)
+		s.add("x", want{})
+		s.fill()
+		sl := <-s.lane.ch
+		s.add("x", want{prio: 2})
+		if _, _, ok := sl.claim(nil); ok {
+			t.Fatal("claim() of a revoked slot = true")
+		}
+		s.giveBack(sl)
+		s.verify(t)
+		if item, e, p, _ := s.next(); item != "x" || p.prio != 2 || s.prioOf(item, e) != 2 {
+			t.Fatalf("next() = %q at %d; want x at 2", item, p.prio)
+		}
+	})
+	t.Run("a raise after the claim runs the item again", func(t *testing.T) {
+		s, _ := laneTestState(0)
+		s.add("x", want{})
+		s.fill()
+		claimed(<-s.lane.ch)
+		s.add("x", want{prio: 2})
+		s.verify(t)
+		if e := s.items["x"]; e.state() != processingDirty || s.prioOf("x", e) != 2 {
+			t.Fatalf("x is %v at %d; want processing+dirty at 2", e.state(), s.prioOf("x", e))
+		}
+	})
 }

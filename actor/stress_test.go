@@ -419,11 +419,11 @@ func stressPriorities(t *testing.T, cfg actor.Config[int]) {
 
 // TestStressOwnAddFirst checks, with real concurrency (run it with -race),
 // that a Get never passes over an item that its caller's own earlier add
-// made ready at a higher priority, while the lane offers items of a lower
-// one and the owner brings its top priority up and down: workers each add
-// one new item at 5 and then Get, so an item at 5 is always ready for
-// every Get, and every Get must return one; many items wait at -100 all
-// along, and half the workers add theirs with Add at 0 instead.
+// made ready at a higher priority: workers each add one new item, at 5 or
+// (with Add) at 0, and then Get, while many items wait at -100. A Get that
+// returns an item of a lower priority than its caller's own is wrong if
+// that item was still there after the Get returned, that is, if it went to
+// a Get that began later (or to the drain at the end).
 func TestStressOwnAddFirst(t *testing.T) {
 	const (
 		workers = 8
@@ -434,35 +434,59 @@ func TestStressOwnAddFirst(t *testing.T) {
 	for i := range 1000 {
 		q.AddWithOpts(actor.AddOpts{Priority: -100}, -1-i)
 	}
-	var wrong atomic.Int64
-	var wg sync.WaitGroup
+	var (
+		clock   atomic.Int64                   // orders the starts and ends of Gets
+		takenAt [workers * rounds]atomic.Int64 // item -> the start of the Get that took it
+		passed  [workers * rounds]atomic.Int64 // item -> the end of its adder's Get that got a lower priority
+		wg      sync.WaitGroup
+	)
+	take := func(item int, start int64) {
+		if item >= 0 {
+			takenAt[item].Store(start)
+		}
+	}
 	for w := range workers {
 		wg.Go(func() {
 			for r := range rounds {
-				item := w*rounds + r
+				item, prio := w*rounds+r, 5
 				if w%2 == 0 {
+					prio = 0
 					q.Add(item)
 				} else {
-					q.AddWithOpts(actor.AddOpts{Priority: 5}, item)
+					q.AddWithOpts(actor.AddOpts{Priority: prio}, item)
 				}
-				got, prio, shutdown := q.GetWithPriority()
+				start := clock.Add(1)
+				got, gotPrio, shutdown := q.GetWithPriority()
+				end := clock.Add(1)
 				if shutdown {
 					t.Error("GetWithPriority() = shutdown")
 					return
 				}
-				if got < 0 || prio < 0 { // an item at -100 while one at 0 or 5 was ready
-					wrong.Add(1)
-					t.Logf("worker %d round %d: got %d at %d", w, r, got, prio)
+				take(got, start)
+				if gotPrio < prio {
+					passed[item].Store(end)
 				}
 				if got < 0 {
-					q.AddWithOpts(actor.AddOpts{Priority: -100}, got)
+					q.AddWithOpts(actor.AddOpts{Priority: -100}, got) // again after its Done
 				}
 				q.Done(got)
 			}
 		})
 	}
 	wg.Wait()
-	if n := wrong.Load(); n != 0 {
-		t.Errorf("%d Gets passed over an item their own add made ready", n)
+	for q.Len() > 0 {
+		start := clock.Add(1)
+		got, _ := q.Get()
+		take(got, start)
+		q.Done(got)
+	}
+	wrong := 0
+	for item := range passed {
+		if end := passed[item].Load(); end != 0 && takenAt[item].Load() > end {
+			wrong++
+		}
+	}
+	if wrong != 0 {
+		t.Errorf("%d Gets passed over an item their own add made ready", wrong)
 	}
 }

@@ -9,12 +9,13 @@ import "slices"
 // answers exactly once. Waiters are reused, so a caller must take the
 // answer before it returns its waiter to the pool.
 type waiter[T comparable] struct {
-	items    []T  // opGet: the items handed out, up to cap(items), all processing
-	one      [1]T // the buffer of a Get
-	prio     int  // opGet: the priority of the first item
-	n        int  // opLen: the answer
-	shutdown bool // opGet: nothing was ready and the queue is shutting down
-	canceled bool // opGet: withdrawn before any item was ready
+	items    []T      // opGet: the items handed out, up to cap(items), all processing
+	one      [1]T     // the buffer of a Get
+	prio     int      // opGet: the priority of the first item
+	slot     *slot[T] // opGet of a Get: a lane slot it gives back (lane.go), until the owner takes it
+	n        int      // opLen: the answer
+	shutdown bool     // opGet: nothing was ready and the queue is shutting down
+	canceled bool     // opGet: withdrawn before any item was ready
 	ready    chan struct{}
 }
 
@@ -30,6 +31,13 @@ func (w *waiter[T]) answer() { w.ready <- struct{}{} }
 // with shutdown: it never waits for a drain to finish.
 func (s *state[T]) serveWaiters() int {
 	if len(s.waiting) == 0 {
+		return 0
+	}
+	// A slot a Get holds, about to give it back, holds an item that may go
+	// before what is ready here: wait for it (the owner does not block
+	// meanwhile). Not once shutdown has begun, when every call must be
+	// answered: a Get may then pass over such an item.
+	if s.heldWait = s.phase == running && s.held(); s.heldWait {
 		return 0
 	}
 	s.unstage() // the staged item is the oldest ready one
