@@ -11,7 +11,6 @@ type owner[T comparable] struct {
 	tickAlarm alarm         // armed to the next refresh of the unfinished-work gauges
 	drain     chan struct{} // c.drain until ShutDownWithDrain is seen, then nil
 	busy      chan struct{} // closed: a select case that is always ready
-	laneOn    bool          // ready items go to the lane for Get
 	wanted    bool          // a Get found the lane empty since the last GetBatch
 }
 
@@ -57,7 +56,7 @@ func (o *owner[T]) wait() (quit bool) {
 	// consumer of the items channel and no timer: the closed channel busy
 	// is always ready.
 	busy := o.busy
-	if o.s.heldWait {
+	if o.s.heldWait && len(o.s.waiting) > 0 { // (a canceled call may have left)
 		runtime.Gosched() // let the Get that holds a slot claim it or give it back
 	} else if o.c.inbox.sleep() {
 		busy = nil
@@ -109,8 +108,8 @@ func (o *owner[T]) handOut() {
 		s.unstage()
 	}
 	if len(s.waiting) > 0 {
-		if o.laneOn && s.lane.inUse > 0 {
-			o.s.reclaimLane() // offered items are older than the rest
+		if s.lane.inUse > 0 {
+			s.reclaimLane() // offered items are older than the rest
 		}
 		if s.serveWaiters() > 0 {
 			o.wanted = false // the lane stays empty until a Get finds it so
@@ -120,7 +119,7 @@ func (o *owner[T]) handOut() {
 		o.c.wantLane.Store(false)
 		o.wanted = true // a Get found the lane empty: fill it
 	}
-	if o.laneOn {
+	if o.laneOn() {
 		if o.c.noLane.Load() {
 			o.laneOff()
 		} else if o.wanted {
@@ -151,8 +150,11 @@ func (o *owner[T]) laneOff() {
 	o.s.reclaimLane()
 	o.s.lane.ch = nil
 	close(o.c.lane)
-	o.laneOn = false
 }
+
+// laneOn reports whether ready items go to the lane for Get: the state
+// holds the lane's channel until laneOff.
+func (o *owner[T]) laneOn() bool { return o.s.lane.ch != nil }
 
 // startDrain begins ShutDownWithDrain: delays are dropped, the lane is
 // off, and waiting calls are answered at once from now on.
@@ -162,7 +164,7 @@ func (o *owner[T]) startDrain() {
 	o.s.dropDelays()
 	o.dueAlarm.stop()
 	o.tickAlarm.stop() // client-go refreshes nothing once shutting down
-	if o.laneOn {
+	if o.laneOn() {
 		o.laneOff()
 	}
 	o.s.serveWaiters()
@@ -213,7 +215,7 @@ func (o *owner[T]) exit() {
 	o.tickAlarm.stop()
 	s.phase = ended
 	s.dropDelays()
-	if o.laneOn {
+	if o.laneOn() {
 		o.laneOff()
 	}
 	s.unstage()

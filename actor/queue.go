@@ -124,11 +124,10 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 		}
 	}
 	o := &owner[T]{
-		c:      c,
-		s:      s,
-		drain:  c.drain,
-		busy:   make(chan struct{}),
-		laneOn: laneOn,
+		c:     c,
+		s:     s,
+		drain: c.drain,
+		busy:  make(chan struct{}),
 	}
 	close(o.busy)
 	go o.loop()

@@ -4,7 +4,7 @@ import "slices"
 
 // A waiter is a call that waits for the owner goroutine's answer: Len, and
 // Get or GetBatch when they ask the owner for items (GetBatch always; Get
-// when the lane is off). The caller sends it in a request and receives on
+// when the lane is off, or when it gives back a lane slot it may not claim). The caller sends it in a request and receives on
 // ready; the owner (or, after it ended, the caller holding the state)
 // answers exactly once. Waiters are reused, so a caller must take the
 // answer before it returns its waiter to the pool.
