@@ -50,13 +50,14 @@
 // passed over by higher priorities. A queue that only ever uses priority 0
 // and no fairness pays for none of this: its items are first in, first
 // out. Get takes items through the lane (lane.go) with priorities too,
-// without waiting for the owner goroutine, as long as they are at the
-// highest priority any add has asked for so far (0 at least): a lower one
-// costs a round trip to the owner, which checks that nothing higher was
-// added meanwhile. So a queue whose usual traffic is at 0, with some items
-// below (controller-runtime's LowPriority, -100), keeps the lane for its
-// usual traffic. Fairness, a starvation bound and RequeueAtAdd turn the
-// lane off: every Get then asks the owner.
+// without waiting for the owner goroutine, as long as nothing above them
+// is ready, delayed, dirty or on its way: while something higher may be,
+// a lower item costs a round trip to the owner, which checks that nothing
+// higher was added meanwhile. So a queue whose usual traffic is at 0, with
+// some items below (controller-runtime's LowPriority, -100), keeps the
+// lane for its usual traffic, and for the low items once the usual ones
+// are all handed out. Fairness, a starvation bound and RequeueAtAdd turn
+// the lane off: every Get then asks the owner.
 //
 // # Who owns what
 //

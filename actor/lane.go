@@ -1,6 +1,7 @@
 package actor
 
 import (
+	"math"
 	"sync/atomic"
 	"time"
 )
@@ -42,18 +43,21 @@ import (
 // and offers again in order; so the items offered between two times the
 // lane is taken back are in order. What the lane cannot know is an add of
 // a higher priority that is still on its way to the owner: a consumer's
-// own Get must never pass over an item that its earlier, one-way
-// AddWithOpts made ready. So AddWithOpts first raises top, the highest
-// priority any add has asked for (shared.top, 0 at least), and a consumer
-// claims a slot only if its priority is at least top. Any item that could
-// go before the slot's would need a priority above top (an item readied by
-// a Done, or by a deadline, has a priority some add gave it, and goes
-// behind what is offered at its priority). A consumer that may not claim
-// its slot gives it back to the owner in a Get request (giveBack), after
-// every request it sent before, and the owner hands it what goes first
-// then. Since a slot below top always comes back, the owner offers an
-// item below top only while the lane is empty: one at a time, a token
-// that brings a consumer to the owner.
+// own Get must never pass over an item that its earlier, one-way add made
+// ready. So every add raises top (shared.top, a topPrio) once its request
+// is in the inbox, the owner raises it before it makes an item ready,
+// delayed or dirty above it, and a consumer claims a slot only if its
+// priority is at least top. top is thus at least the priority of every
+// item the owner knows to be ready, delayed or dirty, and of every add
+// that has returned and that the owner has not applied yet; the owner
+// lowers it to the next ready item's priority when nothing offered,
+// delayed or dirty is above that and the inbox is empty (topPrio says how
+// it does so without losing an add on its way). A consumer that may not
+// claim its slot gives it back to the owner in a Get request (giveBack),
+// after every request it sent before, and the owner hands it what goes
+// first then. Since a slot below top always comes back, the owner offers
+// an item below top only while the lane is empty: one at a time, a token
+// that brings a consumer to the owner, until it can lower top.
 //
 // A raise of an offered item would change its place while a consumer may
 // be about to claim it, so a claim is a compare-and-swap, and the owner
@@ -126,7 +130,8 @@ func (sl *slot[T]) claim(now func() time.Time) (T, int, bool) {
 // slots are the lane's slots, owned by the owner goroutine.
 type slots[T comparable] struct {
 	ch       chan *slot[T] // the lane, while it is on; nil once it is off
-	top      *atomic.Int64 // shared.top
+	top      *topPrio      // shared.top
+	floor    int           // top is at least floor: the owner's last raise or lowering
 	all      []*slot[T]    // by index
 	free     []uint32      // indices of unused slots
 	inUse    int           // slots offered, or claimed and not yet seen
@@ -136,6 +141,115 @@ type slots[T comparable] struct {
 	sends    uint64        // counts the slots sent on the lane
 	sent     []sent        // with metrics: slots in the order sent on the lane,
 	sentHead int           // from sent[sentHead] on
+}
+
+// topPrio is top (see Priorities above): at least the priority of every
+// item that is ready, delayed or added again while processing, and of
+// every add that a caller has sent, unless the owner has applied it.
+// Callers raise it after they send an add (raise); the owner raises it
+// before it makes an item ready above it (slots.lift), and lowers it when
+// nothing above the next ready item is left (owner.lowerTop).
+//
+// Lowering must not lose an add that is on its way: an add whose raise
+// found top high enough did nothing, trusting the owner to keep it so
+// until it applies the add. So the owner lowers in three steps: it marks
+// top as being lowered, looks whether the inbox holds anything it has not
+// applied, and only then swaps the lowered value in, with a
+// compare-and-swap that fails if a caller's raise saw the mark meanwhile
+// and cleared it. Every atomic operation is sequentially consistent, so an
+// add is either in the inbox when the owner looks (an add sent before its
+// raise saw no mark), or its raise sees the mark, or its raise comes after
+// the lowering and raises top itself.
+//
+// The word holds the priority shifted left by one, and the mark in bit 0.
+// Priorities beyond ±2^62 are stored rounded up (2^62-1 stands for
+// everything above), which only makes top higher: safe, since a slot at
+// or above top may be claimed.
+type topPrio struct {
+	w atomic.Int64
+}
+
+const (
+	topMax = 1<<62 - 1 // stands for every priority from here up
+	topMin = -1 << 62
+)
+
+// topWord returns the word for top p, without the mark.
+func topWord(p int) int64 { return int64(min(max(p, topMin), topMax)) << 1 }
+
+// topOf returns the top priority a word stands for.
+func topOf(w int64) int64 {
+	if v := w >> 1; v != topMax {
+		return v
+	}
+	return math.MaxInt64
+}
+
+// claimable reports whether a consumer may claim a slot at priority p.
+func (t *topPrio) claimable(p int) bool { return int64(p) >= topOf(t.w.Load()) }
+
+// raise makes top at least p, and clears a lowering's mark. Any goroutine
+// may call it.
+func (t *topPrio) raise(p int) {
+	for {
+		w := t.w.Load()
+		if w&1 == 0 && topOf(w) >= int64(p) {
+			return
+		}
+		if t.w.CompareAndSwap(w, max(w&^1, topWord(p))) {
+			return
+		}
+	}
+}
+
+// lower lowers top to p if it is higher, unless quiet, called once top is
+// marked, reports that the inbox holds something the owner has not
+// applied, or a caller's raise cleared the mark. It reports whether it
+// did. Owner only.
+func (t *topPrio) lower(p int, quiet func() bool) bool {
+	w, nw := t.w.Load(), topWord(p)
+	if nw >= w || !t.w.CompareAndSwap(w, w|1) {
+		return false
+	}
+	if quiet() && t.w.CompareAndSwap(w|1, nw) {
+		return true
+	}
+	t.w.CompareAndSwap(w|1, w) // fails only if a raise cleared the mark
+	return false
+}
+
+// claimable reports whether a consumer may claim a slot at priority p.
+func (l *slots[T]) claimable(p int) bool { return l.top.claimable(p) }
+
+// mayComeBack reports whether a slot that a consumer could still give
+// back, offered and neither claimed nor revoked, would keep top from
+// coming down to p: one above p (a consumer that received it may have to
+// give it back once an add raises top, after another consumer claimed a
+// slot behind it at p), or one offered before the lane was last taken back
+// (its item may go after what the lane offered since).
+func (l *slots[T]) mayComeBack(p int) bool {
+	if l.inUse == 0 {
+		return false
+	}
+	for _, sl := range l.all {
+		if sl.used && (sl.place.prio > p || sl.round != l.round) && sl.state.Load() == slotOffered {
+			return true
+		}
+	}
+	return false
+}
+
+// lift raises top before the owner makes an item with entry e ready,
+// delayed or dirty, if its priority may be above top.
+func (l *slots[T]) lift(e entry) {
+	p := e.prio()
+	if e&wideBit != 0 && p > 0 {
+		p = math.MaxInt // above what an entry holds: the highest top
+	}
+	if p > l.floor {
+		l.top.raise(p)
+		l.floor = p
+	}
 }
 
 // sent is a slot as it was sent on the lane, for seeing claims in the order

@@ -137,10 +137,49 @@ func (o *owner[T]) fillLane() {
 	for len(o.c.lane) < cap(o.c.lane) {
 		sl, ok := o.s.offer()
 		if !ok {
+			if o.lowerTop() {
+				continue // the lane was taken back, or top lowered
+			}
 			return
 		}
 		o.c.lane <- sl
 	}
+}
+
+// lowerTop lowers top to the priority of the next ready item when nothing
+// above it is left: nothing delayed or dirty (whose priorities the state
+// does not track), no add sent and not yet applied (see topPrio), and no
+// slot that may still come back above it or out of order (mayComeBack). The
+// slots offered since the lane was last taken back are in order; if the
+// next ready item goes before them (it was given back), lowerTop takes the
+// lane back first, and a consumer that received one of them meanwhile holds
+// a slot of the round before, which keeps top where it is until the slot is
+// claimed or given back. It reports whether it lowered top or took the lane
+// back. Once top is lowered, a lane that offered one item at a time below
+// top, each a round trip for the consumer that received it, offers them all
+// again.
+func (o *owner[T]) lowerTop() bool {
+	s := o.s
+	if s.fifo != nil || s.order.len() == 0 || s.ndirty > 0 || s.delays.len() > 0 || s.phase != running {
+		return false
+	}
+	p := s.nextPrio()
+	inbox := o.c.inbox
+	if s.lane.claimable(p) || !inbox.quiet() {
+		return false
+	}
+	took := false
+	item, pl := s.order.pop() // a look at the next item's place
+	s.order.pushFront(item, pl)
+	if s.lane.goesBefore(pl) {
+		s.reclaimLane()
+		took = true
+	}
+	if s.lane.mayComeBack(p) || !o.c.top.lower(p, inbox.quiet) {
+		return took
+	}
+	s.lane.floor = p
+	return true
 }
 
 // laneOff turns the lane off for good: it takes back what is offered and

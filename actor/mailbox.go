@@ -295,6 +295,14 @@ func (m *mailbox[T]) admit(n int) int {
 	return took
 }
 
+// quiet reports whether the owner has taken every request sent so far:
+// none is in the ring or held, and none spilled. A sender parked at a gate
+// has not returned from put, so what it sends later comes after. Owner
+// only.
+func (m *mailbox[T]) quiet() bool {
+	return m.tail.Load() == m.head && m.hh == len(m.held) && !m.spilled.Load()
+}
+
 // waiting reports whether a sender waits at a gate.
 func (m *mailbox[T]) waiting() bool {
 	return m.addGate.waiting.Load() > 0 || m.others.waiting.Load() > 0

@@ -48,7 +48,7 @@ type shared[T comparable] struct {
 	shutdowns           atomic.Int64 // calls of ShutDown, which end drains begun before
 	itemsUsed           atomic.Bool  // Items was called: the owner stages items for it
 	noLane              atomic.Bool  // the lane is off for good (lane.go)
-	top                 atomic.Int64 // the highest priority an add has asked for, 0 at least (lane.go)
+	top                 topPrio      // at least the priority of every add not yet applied, and of every ready item (lane.go)
 
 	filter     *filter[T]       // nil with a custom Storage
 	fairness   func(T) []string // Config.Fairness, nil with a custom Storage
@@ -173,6 +173,7 @@ func (q *Queue[T]) Add(item T) {
 		return // a duplicate: see filter.go
 	}
 	c.send(request[T]{op: opAdd, item: item, at: c.callTime(), keys: c.keysOf(item)})
+	c.top.raise(0) // after the send: see topPrio
 }
 
 // AddAfter adds item after the delay d, measured on the queue's clock. A d
@@ -197,6 +198,7 @@ func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 	}
 	if d <= 0 {
 		c.send(request[T]{op: opRetry, item: item, at: c.callTime(), keys: c.keysOf(item)})
+		c.top.raise(0) // after the send: see topPrio
 	} else {
 		c.send(request[T]{op: opAddAt, item: item, at: at, keys: c.keysOf(item)})
 	}
@@ -239,12 +241,6 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 			c.mustHash(item)
 		}
 	}
-	if o.Priority > 0 {
-		// Before the request is sent, so that no Get claims from the
-		// lane an item of a lower priority while these are on their way
-		// (see lane.go).
-		c.raiseTop(o.Priority)
-	}
 	l := c.list()
 	l.prio = o.Priority
 	var since int64
@@ -266,18 +262,12 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 	}
 	if !c.send(request[T]{op: opAddList, list: l, at: c.callTime()}) {
 		l.recycle()
+		return
 	}
-}
-
-// raiseTop makes p the highest priority an add has asked for, if it is
-// higher than the one so far.
-func (c *shared[T]) raiseTop(p int) {
-	for {
-		t := c.top.Load()
-		if int64(p) <= t || c.top.CompareAndSwap(t, int64(p)) {
-			return
-		}
-	}
+	// After the send, so that no Get of the caller's claims from the lane
+	// an item of a lower priority while these are on their way (see
+	// topPrio).
+	c.top.raise(o.Priority)
 }
 
 // keysOf returns item's fairness keys, computed in the caller's goroutine,
@@ -484,7 +474,7 @@ func (c *shared[T]) take(cancel <-chan struct{}) (item T, prio int, got, cancele
 	}
 	var w *waiter[T]
 	if sl != nil {
-		if int64(sl.place.prio) >= c.top.Load() {
+		if c.top.claimable(sl.place.prio) {
 			if item, prio, ok := sl.claim(c.stamp); ok {
 				if c.stamp != nil {
 					c.wakeOwner() // with metrics: let the owner record the hand-out now

@@ -253,6 +253,9 @@ func (s *state[T]) set(item T, e entry, st itemState) entry {
 	if e == 0 && s.filter.has(item) {
 		e |= hotBit // an item that was hot before it left the queue
 	}
+	if st != processing && s.lane.ch != nil {
+		s.lane.lift(e) // before the filter's flag says noop (see topPrio)
+	}
 	e = e&^stateMask | entry(st)
 	s.items[item] = e
 	if n := len(s.items); n > s.peak {
@@ -562,7 +565,7 @@ func (s *state[T]) start(item T, e entry) {
 // the slot is sent (set does it), and the slot carries the filter entry so
 // that the consumer who claims it clears the flag first.
 func (s *state[T]) offer() (*slot[T], bool) {
-	if s.order.len() == 0 || len(s.lane.ch) > 0 && int64(s.nextPrio()) < s.lane.top.Load() {
+	if s.order.len() == 0 || len(s.lane.ch) > 0 && !s.lane.top.claimable(s.nextPrio()) {
 		return nil, false
 	}
 	item, e, p, _ := s.next()

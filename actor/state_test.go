@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sync/atomic"
 	"testing"
 )
 
@@ -541,10 +540,11 @@ func TestStateFilterRandom(t *testing.T) {
 
 // laneTestState is a test state whose lane is a channel of capacity 8, and
 // whose top priority is top: what the owner and AddWithOpts share.
-func laneTestState(top int64) (*state[string], *atomic.Int64) {
+func laneTestState(top int) (*state[string], *topPrio) {
 	s := newTestState[string]()
-	s.lane.ch, s.lane.top = make(chan *slot[string], 8), new(atomic.Int64)
-	s.lane.top.Store(top)
+	s.lane.ch, s.lane.top = make(chan *slot[string], 8), new(topPrio)
+	s.lane.top.w.Store(topWord(top))
+	s.lane.floor = top
 	return s, s.lane.top
 }
 
@@ -578,7 +578,7 @@ func TestStateLaneGiveBack(t *testing.T) {
 			t.Fatalf("offered %d; want 4", n)
 		}
 		a, b := <-s.lane.ch, <-s.lane.ch
-		top.Store(1) // an AddWithOpts at 1 is on its way
+		top.raise(1) // an AddWithOpts at 1 is on its way
 		s.giveBack(b)
 		s.verify(t)
 		s.giveBack(a)
@@ -591,19 +591,27 @@ func TestStateLaneGiveBack(t *testing.T) {
 		}
 	})
 	t.Run("out of order takes the lane back", func(t *testing.T) {
-		s, _ := laneTestState(-1)
+		s, top := laneTestState(-1)
 		s.add("a", want{prio: -1})
 		s.add("b", want{prio: -1})
 		s.fill()
 		s.add("h", want{})
-		s.fill() // h goes before a and b: the lane is taken back and offered again
+		if top.claimable(-1) {
+			t.Fatal("a slot at -1 can be claimed after h was made ready at 0")
+		}
+		// h goes before a and b: the lane is taken back and offered again,
+		// h, then (below top now) nothing more.
+		s.fill()
 		s.verify(t)
 		var got []string
 		for len(s.lane.ch) > 0 {
 			got = append(got, claimed(<-s.lane.ch))
 		}
-		if fmt.Sprint(got) != "[h a b]" {
-			t.Fatalf("lane = %v; want [h a b]", got)
+		if fmt.Sprint(got) != "[h]" {
+			t.Fatalf("lane = %v; want [h]", got)
+		}
+		if got := s.leftovers(); fmt.Sprint(got) != "[a b]" {
+			t.Fatalf("leftovers() = %v; want [a b]", got)
 		}
 	})
 	t.Run("given back after the lane was taken back", func(t *testing.T) {
@@ -614,7 +622,7 @@ func TestStateLaneGiveBack(t *testing.T) {
 		a := <-s.lane.ch // a Get holds a, not claimed yet
 		s.add("h", want{})
 		s.fill() // h goes before b: lane taken back, then [h b]
-		top.Store(0)
+		top.raise(0)
 		s.giveBack(a) // h, offered after a, goes first: the lane is taken back
 		s.verify(t)
 		if got := s.leftovers(); fmt.Sprint(got) != "[h a b]" {
