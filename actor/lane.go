@@ -44,12 +44,13 @@ import (
 // lane is taken back are in order. What the lane cannot know is an add of
 // a higher priority that is still on its way to the owner: a consumer's
 // own Get must never pass over an item that its earlier, one-way add made
-// ready. So every add raises top (shared.top, a topPrio) once its request
-// is in the inbox, the owner raises it before it makes an item ready,
+// ready. So every add that makes items ready now (all but an AddAfter
+// with a delay) raises top (shared.top, a topPrio) once its request is in
+// the inbox, the owner raises it before it makes an item ready,
 // delayed or dirty above it, and a consumer claims a slot only if its
 // priority is at least top. top is thus at least the priority of every
-// item the owner knows to be ready, delayed or dirty, and of every add
-// that has returned and that the owner has not applied yet; the owner
+// item the owner knows to be ready, delayed or dirty, and of every such
+// add that has returned and that the owner has not applied yet; the owner
 // lowers it to the next ready item's priority when nothing offered,
 // delayed or dirty is above that and the inbox is empty (topPrio says how
 // it does so without losing an add on its way). A consumer that may not
@@ -145,8 +146,11 @@ type slots[T comparable] struct {
 
 // topPrio is top (see Priorities above): at least the priority of every
 // item that is ready, delayed or added again while processing, and of
-// every add that a caller has sent, unless the owner has applied it.
-// Callers raise it after they send an add (raise); the owner raises it
+// every add of a ready item that a caller has sent, unless the owner has
+// applied it (an AddAfter with a delay does not raise it: no Get can pass
+// over an item that is not ready yet, and the owner raises top before it
+// makes the item delayed). Callers raise it after they send an add
+// (raise); the owner raises it
 // before it makes an item ready above it (slots.lift), and lowers it when
 // nothing above the next ready item is left (owner.lowerTop).
 //
@@ -217,9 +221,6 @@ func (t *topPrio) lower(p int, quiet func() bool) bool {
 	t.w.CompareAndSwap(w|1, w) // fails only if a raise cleared the mark
 	return false
 }
-
-// claimable reports whether a consumer may claim a slot at priority p.
-func (l *slots[T]) claimable(p int) bool { return l.top.claimable(p) }
 
 // mayComeBack reports whether a slot that a consumer could still give
 // back, offered and neither claimed nor revoked, would keep top from

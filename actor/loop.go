@@ -165,7 +165,7 @@ func (o *owner[T]) lowerTop() bool {
 	}
 	p := s.nextPrio()
 	inbox := o.c.inbox
-	if s.lane.claimable(p) || !inbox.quiet() {
+	if s.lane.top.claimable(p) || !inbox.quiet() {
 		return false
 	}
 	took := false

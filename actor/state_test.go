@@ -539,7 +539,7 @@ func TestStateFilterRandom(t *testing.T) {
 }
 
 // laneTestState is a test state whose lane is a channel of capacity 8, and
-// whose top priority is top: what the owner and AddWithOpts share.
+// whose top priority is top: what the owner and the adds share.
 func laneTestState(top int) (*state[string], *topPrio) {
 	s := newTestState[string]()
 	s.lane.ch, s.lane.top = make(chan *slot[string], 8), new(topPrio)
