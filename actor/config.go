@@ -37,7 +37,11 @@ type Config[T comparable] struct {
 	// key. It is called in the goroutine of the call that adds the item,
 	// once per add that reaches the owner goroutine (duplicate Adds are
 	// filtered before), and must be safe for concurrent use and return the
-	// same keys for the same item. A key with nothing ready costs nothing.
+	// same keys for the same item, and as many keys for every item (pad
+	// with "" where an item has no key at a level, a cluster-scoped
+	// object's namespace, say): an add whose item has more or fewer keys
+	// than the first item added panics in the caller's goroutine, and the
+	// queue goes on without it. A key with nothing ready costs nothing.
 	// Nil means no fairness. It is ignored with a custom Storage.
 	Fairness func(T) []string
 

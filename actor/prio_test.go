@@ -320,6 +320,42 @@ func TestFairness(t *testing.T) {
 	}
 }
 
+// TestFairnessDepth: an item with more or fewer fairness keys than the
+// first item added panics in the adding goroutine, whichever way it is
+// added, and the queue goes on with what it has (owner goroutine alive,
+// nothing lost).
+func TestFairnessDepth(t *testing.T) {
+	keys := func(item string) []string { return strings.Split(item, "/") }
+	mustPanic := func(t *testing.T, name string, add func()) {
+		t.Helper()
+		defer func() {
+			r := recover()
+			msg, _ := r.(string)
+			if !strings.Contains(msg, "as many for every item") {
+				t.Errorf("%s: recovered %v; want a panic saying every item needs as many keys", name, r)
+			}
+		}()
+		add()
+	}
+	q := actor.New(actor.Config[string]{Fairness: keys})
+	defer q.ShutDown()
+	q.Add("t/ns/0")
+	mustPanic(t, "Add with fewer keys", func() { q.Add("t") })
+	mustPanic(t, "AddAfter with more keys", func() { q.AddAfter("t/ns/x/1", time.Second) })
+	mustPanic(t, "AddRateLimited with fewer keys", func() { q.AddRateLimited("t/1") })
+	mustPanic(t, "AddWithOpts, the second item", func() { q.AddWithOpts(actor.AddOpts{Priority: 1}, "u/ns/0", "u") })
+	q.AddWithOpts(actor.AddOpts{Priority: 1}, "u/ns/1")
+	for _, want := range []string{"u/ns/1", "t/ns/0"} {
+		if item, _ := q.Get(); item != want {
+			t.Fatalf("Get() = %q; want %q", item, want)
+		}
+		q.Done(want)
+	}
+	if n := q.Len(); n != 0 {
+		t.Fatalf("Len() = %d; want 0: nothing of the panicking adds reached the queue", n)
+	}
+}
+
 // TestStarvationBound checks that with a bound, a low-priority item waits
 // no longer than the bound while higher priorities keep coming, and that
 // without one it waits until they stop, as in controller-runtime.

@@ -52,6 +52,7 @@ type shared[T comparable] struct {
 
 	filter     *filter[T]       // nil with a custom Storage
 	fairness   func(T) []string // Config.Fairness, nil with a custom Storage
+	depth      atomic.Int32     // with fairness: 1 + the number of keys of every item, once one was added
 	clock      Clock
 	epoch      time.Time
 	limiter    RateLimiter[T]
@@ -258,7 +259,10 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 			}
 			at = deadlineAfter(since, after)
 		}
-		l.add(item, at, c.fairness)
+		l.add(item, at)
+		if c.fairness != nil {
+			l.keys = append(l.keys, c.keysOf(item))
+		}
 	}
 	if !c.send(request[T]{op: opAddList, list: l, at: c.callTime()}) {
 		l.recycle()
@@ -266,17 +270,27 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 	}
 	// After the send, so that no Get of the caller's claims from the lane
 	// an item of a lower priority while these are on their way (see
-	// topPrio).
+	// topPrio). Even if every item is delayed: an item that is already
+	// ready keeps the earliest time, so the add raises it where it is.
 	c.top.raise(o.Priority)
 }
 
 // keysOf returns item's fairness keys, computed in the caller's goroutine,
-// or nil without fairness.
+// or nil without fairness. Every item must have as many keys as the first
+// one added (the keys are a path in a tree of one depth, see prioOrder):
+// if not, it panics, here in the caller and never in the owner goroutine.
 func (c *shared[T]) keysOf(item T) []string {
 	if c.fairness == nil {
 		return nil
 	}
-	return c.fairness(item)
+	keys := c.fairness(item)
+	n := int32(len(keys)) + 1
+	if d := c.depth.Load(); d != n && (d != 0 || !c.depth.CompareAndSwap(0, n)) {
+		if d = c.depth.Load(); d != n {
+			panic(fmt.Sprintf("actor: Config.Fairness returned %d keys for item %v and %d for an item added before: it must return as many for every item", len(keys), item, d-1))
+		}
+	}
+	return keys
 }
 
 // deadlineAfter returns now+d, saturating at the largest deadline.

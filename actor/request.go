@@ -128,13 +128,11 @@ type itemList[T comparable] struct {
 	home  *sync.Pool
 }
 
-// add appends item, with its deadline and, with fairness, its keys.
-func (l *itemList[T]) add(item T, at int64, fairness func(T) []string) {
+// add appends item with its deadline (the caller appends its fairness
+// keys to keys).
+func (l *itemList[T]) add(item T, at int64) {
 	l.items = append(l.items, item)
 	l.at = append(l.at, at)
-	if fairness != nil {
-		l.keys = append(l.keys, fairness(item))
-	}
 }
 
 // now marks an item of an itemList that is added at once.

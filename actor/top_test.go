@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 	"testing/synctest"
+	"time"
 )
 
 // TestTopPrio drives the lane's top directly: callers raise it, the owner
@@ -107,6 +108,39 @@ func TestLaneLowersTop(t *testing.T) {
 		for i := 1; i < 10; i++ {
 			if item, _, _ := q.GetWithPriority(); item != i {
 				t.Fatalf("GetWithPriority() = %d; want %d", item, i)
+			}
+		}
+	})
+}
+
+// TestDelayedAddRaisesTop: an AddWithOpts whose items are all delayed
+// still raises top, since an item that is already ready keeps the earlier
+// time and is raised where it is; the caller's Get must not claim a slot
+// below it while the add is on its way.
+func TestDelayedAddRaisesTop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Config[int]{})
+		defer q.ShutDown()
+		for i := range 10 {
+			q.AddWithOpts(AddOpts{Priority: -100}, i)
+		}
+		if item, _, _ := q.GetWithPriority(); item != 0 {
+			t.Fatalf("GetWithPriority() = %d; want 0", item)
+		}
+		synctest.Wait()
+		if n := len(q.c.lane); n != 9 {
+			t.Fatalf("slots in the lane = %d; want 9", n)
+		}
+		q.AddWithOpts(AddOpts{Priority: 10, After: time.Hour}, 5)
+		if q.c.top.claimable(-100) {
+			t.Fatal("top still -100 after a delayed AddWithOpts at 10 returned")
+		}
+		if item, prio, _ := q.GetWithPriority(); item != 5 || prio != 10 {
+			t.Fatalf("GetWithPriority() = %d, %d; want 5, 10 (ready, raised by the delayed add)", item, prio)
+		}
+		for _, want := range []int{1, 2, 3, 4, 6, 7, 8, 9} {
+			if item, _, _ := q.GetWithPriority(); item != want {
+				t.Fatalf("GetWithPriority() = %d; want %d", item, want)
 			}
 		}
 	})

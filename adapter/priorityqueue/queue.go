@@ -41,7 +41,9 @@ type Config[T comparable] struct {
 	// each, and is first in, first out within one key, so a key with many
 	// items does not hold up the items of the others. It is called in the
 	// goroutine that adds the item and must be safe for concurrent use
-	// and return the same keys for the same item. Nil means no fairness:
+	// and return the same keys for the same item, and as many for every
+	// item (an add whose item has more or fewer keys than the first
+	// item's panics in the adding goroutine). Nil means no fairness:
 	// first in, first out within a priority, as in controller-runtime.
 	Fairness func(T) []string
 
