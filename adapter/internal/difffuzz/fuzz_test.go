@@ -1,4 +1,4 @@
-package adapter_test
+package difffuzz_test
 
 import (
 	"fmt"
