@@ -41,7 +41,9 @@ type Config[T comparable] struct {
 	// with "" where an item has no key at a level, a cluster-scoped
 	// object's namespace, say): an add whose item has more or fewer keys
 	// than the first item added panics in the caller's goroutine, and the
-	// queue goes on without it. A key with nothing ready costs nothing.
+	// queue goes on without it. The queue keeps the slice returned, so it
+	// must not be changed afterwards (return a slice made once per key, not
+	// a reused buffer). A key with nothing ready costs nothing.
 	// Nil means no fairness. It is ignored with a custom Storage.
 	Fairness func(T) []string
 

@@ -43,7 +43,8 @@ type Config[T comparable] struct {
 	// goroutine that adds the item and must be safe for concurrent use
 	// and return the same keys for the same item, and as many for every
 	// item (an add whose item has more or fewer keys than the first
-	// item's panics in the adding goroutine). Nil means no fairness:
+	// item's panics in the adding goroutine); the queue keeps the slice,
+	// which must not change afterwards. Nil means no fairness:
 	// first in, first out within a priority, as in controller-runtime.
 	Fairness func(T) []string
 
