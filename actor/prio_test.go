@@ -246,6 +246,10 @@ func TestPriorityRules(t *testing.T) {
 				t.Fatalf("GetBatch() = %v; want %v", items, want)
 			}
 			q.AddWithOpts(prio(3), "d")
+			// Applied before Items is first called: an item the owner
+			// offers on the channel before it applies an add above it may
+			// still be received first (see Items).
+			synctest.Wait()
 			if item := <-q.Items(); item != "d" {
 				t.Fatalf("<-Items() = %q; want d", item)
 			}

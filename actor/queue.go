@@ -382,6 +382,14 @@ func (q *Queue[T]) GetBatch(buf []T) (items []T, shutdown bool) {
 // [Queue.Get]: the caller must call [Queue.Done] with it. Receivers that go
 // away lose nothing; an item stays ready until someone receives it.
 //
+// The owner offers one item at a time, the first in the ready order when
+// it offers it, and keeps offering it while it serves other requests. So
+// with priorities, an item offered just before the owner applies an add
+// of a higher priority may still be received first, even by the goroutine
+// that made that add; a plain channel receive cannot be ordered after the
+// caller's earlier requests. Get and GetBatch are: they never pass over an
+// item that their caller's own earlier add made ready.
+//
 // The first call of Items turns the queue's lane off for good, for every
 // consumer: Get then asks the owner goroutine for each item, as GetBatch
 // does, instead of claiming one without waiting for it (see lane.go), so a
