@@ -12,7 +12,8 @@ import (
 
 // FuzzInvariants drives the features that FuzzQueue's and
 // FuzzPriorityQueue's exact models leave out, in every combination the
-// first byte chooses (fairness keys, a starvation bound, RequeueAtAdd),
+// first byte chooses (fairness keys, a starvation bound, RequeueAtAdd, an
+// end through ShutDownWithDrain),
 // with random AddWithOpts (priorities, delays, two items at once), Add,
 // AddAfter, AddRateLimited, Forget, Get (with a deadline), GetBatch, the
 // items channel, Done and steps of time, in a synctest bubble. It checks
@@ -22,6 +23,7 @@ import (
 // an add asked for is handed out.
 func FuzzInvariants(f *testing.F) {
 	f.Add([]byte{7, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13})
+	f.Add([]byte{15, 1, 1, 4, 0, 1, 1, 0, 21, 6, 1, 4, 0})
 	f.Add([]byte{3, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		if len(ops) == 0 {
@@ -125,6 +127,23 @@ func FuzzInvariants(f *testing.F) {
 			}
 			time.Sleep(time.Hour) // every delay due (rate limits too)
 			synctest.Wait()
+			if mode&8 != 0 { // the end through a drain: Get until shutdown
+				drained := make(chan struct{})
+				go func() {
+					q.ShutDownWithDrain()
+					close(drained)
+				}()
+				for {
+					it, shutdown := q.Get()
+					if shutdown {
+						break
+					}
+					got(it, "Get while draining")
+					q.Done(it)
+					proc[it] = false
+				}
+				<-drained
+			}
 			for q.Len() > 0 {
 				it, _ := q.Get()
 				got(it, "final Get")
