@@ -13,7 +13,7 @@ import (
 // FuzzInvariants drives the features that FuzzQueue's and
 // FuzzPriorityQueue's exact models leave out, in every combination the
 // first byte chooses (fairness keys, a starvation bound, RequeueAtAdd, an
-// end through ShutDownWithDrain),
+// end through ShutDownWithDrain, metrics),
 // with random AddWithOpts (priorities, delays, two items at once), Add,
 // AddAfter, AddRateLimited, Forget, Get (with a deadline), GetBatch, the
 // items channel, Done and steps of time, in a synctest bubble. It checks
@@ -24,6 +24,7 @@ import (
 func FuzzInvariants(f *testing.F) {
 	f.Add([]byte{7, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13})
 	f.Add([]byte{15, 1, 1, 4, 0, 1, 1, 0, 21, 6, 1, 4, 0})
+	f.Add([]byte{31, 0, 33, 4, 0, 8, 4, 1, 33, 4, 1, 6, 33, 7, 0})
 	f.Add([]byte{3, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		if len(ops) == 0 {
@@ -42,10 +43,39 @@ func FuzzInvariants(f *testing.F) {
 			if mode&4 != 0 {
 				cfg.Requeue = actor.RequeueAtAdd
 			}
+			var rec *recorder
+			if mode&16 != 0 {
+				rec = newRecorder()
+				cfg.Name, cfg.MetricsProvider = "q", rec
+			}
 			q := actor.New(cfg)
 			defer q.ShutDown()
-			owed := map[int]bool{}
-			proc := map[int]bool{}
+			owed := map[int]bool{} // an add asked for the item since its last hand-out
+			proc := map[int]bool{} // handed out, not done yet
+			// length is Len, checked against the depth gauge with metrics:
+			// once Len returns, the metrics of every earlier call are in.
+			// The depth also counts an item added again while processing,
+			// from that add on (client-go's), which Len counts only with
+			// RequeueAtAdd: so it is at least Len, and at most Len and
+			// the processing items that an add is owed for.
+			length := func() int {
+				n := q.Len()
+				if rec != nil {
+					dirty := 0
+					for k := range proc {
+						if proc[k] && owed[k] {
+							dirty++
+						}
+					}
+					rec.mu.Lock()
+					d := rec.value[kDepth]
+					rec.mu.Unlock()
+					if d < float64(n) || d > float64(n+dirty) {
+						t.Fatalf("depth gauge %v; want Len() = %d, plus up to %d added again while processing (mode %d)", d, n, dirty, mode)
+					}
+				}
+				return n
+			}
 			got := func(k int, how string) {
 				if proc[k] {
 					t.Fatalf("%s handed out %d while processing", how, k)
@@ -79,7 +109,7 @@ func FuzzInvariants(f *testing.F) {
 					// added again while processing, which Get cannot take
 					// until its Done (as in controller-runtime).
 					synctest.Wait()
-					if q.Len() == 0 {
+					if length() == 0 {
 						continue
 					}
 					if useItems && op == 5 {
@@ -103,7 +133,7 @@ func FuzzInvariants(f *testing.F) {
 					}
 				case 7:
 					synctest.Wait()
-					if q.Len() == 0 || mode&4 != 0 {
+					if length() == 0 || mode&4 != 0 {
 						continue
 					}
 					items, _ := q.GetBatch(make([]int, 0, 3))
@@ -144,7 +174,7 @@ func FuzzInvariants(f *testing.F) {
 				}
 				<-drained
 			}
-			for q.Len() > 0 {
+			for length() > 0 {
 				it, _ := q.Get()
 				got(it, "final Get")
 				q.Done(it)
