@@ -13,10 +13,10 @@ import (
 // FuzzInvariants drives the features that FuzzQueue's and
 // FuzzPriorityQueue's exact models leave out, in every combination the
 // first byte chooses (fairness keys, a starvation bound, RequeueAtAdd, an
-// end through ShutDownWithDrain, metrics),
-// with random AddWithOpts (priorities, delays, two items at once), Add,
-// AddAfter, AddRateLimited, Forget, Get (with a deadline), GetBatch, the
-// items channel, Done and steps of time, in a synctest bubble. It checks
+// end through ShutDownWithDrain, metrics), with random AddWithOpts
+// (priorities, delays, two items at once), Add, AddAfter, AddRateLimited,
+// Forget, Get (with a deadline), GetBatch, the items channel, Done and
+// steps of time, in a synctest bubble. It checks
 // what must hold whatever the order: no item is handed out while it is
 // processing, none is handed out that no add since its last hand-out asked
 // for, and, once every delay is due and every item done, each item that

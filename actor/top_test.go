@@ -77,24 +77,33 @@ func TestTopPrio(t *testing.T) {
 	})
 }
 
+// lowLane returns a queue, inside the caller's synctest bubble, whose
+// items 1 to 9 at -100 are all offered in the lane: a Get took item 0, and
+// with nothing above -100 the owner lowered top and filled the lane.
+func lowLane(t *testing.T) *Queue[int] {
+	t.Helper()
+	q := New(Config[int]{})
+	for i := range 10 {
+		q.AddWithOpts(AddOpts{Priority: -100}, i)
+	}
+	if item, prio, _ := q.GetWithPriority(); item != 0 || prio != -100 {
+		t.Fatalf("GetWithPriority() = %d, %d; want 0, -100", item, prio)
+	}
+	synctest.Wait()
+	if n := len(q.c.lane); n != 9 {
+		t.Fatalf("slots in the lane = %d; want 9 (top lowered to -100)", n)
+	}
+	return q
+}
+
 // TestLaneLowersTop: once nothing above the next ready item is left, the
 // owner lowers top to its priority, so that the lane offers every low item
 // at once instead of one at a time; an add above it raises top again
 // before it returns, so that its caller's Get does not claim a low slot.
 func TestLaneLowersTop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := New(Config[int]{})
+		q := lowLane(t)
 		defer q.ShutDown()
-		for i := range 10 {
-			q.AddWithOpts(AddOpts{Priority: -100}, i)
-		}
-		if item, prio, _ := q.GetWithPriority(); item != 0 || prio != -100 {
-			t.Fatalf("GetWithPriority() = %d, %d; want 0, -100", item, prio)
-		}
-		synctest.Wait()
-		if n := len(q.c.lane); n != 9 {
-			t.Fatalf("slots in the lane = %d; want 9 (top lowered to -100)", n)
-		}
 		if !q.c.top.claimable(-100) {
 			t.Fatal("top not lowered to -100")
 		}
@@ -119,18 +128,8 @@ func TestLaneLowersTop(t *testing.T) {
 // below it while the add is on its way.
 func TestDelayedAddRaisesTop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := New(Config[int]{})
+		q := lowLane(t)
 		defer q.ShutDown()
-		for i := range 10 {
-			q.AddWithOpts(AddOpts{Priority: -100}, i)
-		}
-		if item, _, _ := q.GetWithPriority(); item != 0 {
-			t.Fatalf("GetWithPriority() = %d; want 0", item)
-		}
-		synctest.Wait()
-		if n := len(q.c.lane); n != 9 {
-			t.Fatalf("slots in the lane = %d; want 9", n)
-		}
 		q.AddWithOpts(AddOpts{Priority: 10, After: time.Hour}, 5)
 		if q.c.top.claimable(-100) {
 			t.Fatal("top still -100 after a delayed AddWithOpts at 10 returned")
