@@ -8,6 +8,7 @@ import (
 	"math"
 	"reflect"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -244,6 +245,7 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 	}
 	l := c.list()
 	l.prio = o.Priority
+	l.items = slices.Grow(l.items, len(items)) // one allocation for a new list, not one per doubling
 	var since int64
 	for _, item := range items {
 		after := o.After

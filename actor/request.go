@@ -121,18 +121,33 @@ func (s *state[T]) serve(r request[T]) {
 // reused: the owner returns each to the pool it came from.
 type itemList[T comparable] struct {
 	items []T
-	at    []int64    // AddWithOpts: each item's deadline, or now for none
-	keys  [][]string // AddWithOpts with fairness: each item's keys
-	prio  int
-	retry bool // count a retry for every item (AddAfter), not only for those delayed (AddWithOpts)
-	home  *sync.Pool
+	// at holds, for AddWithOpts, each item's deadline, or now for none;
+	// it stays empty while every item is added now (most lists), so
+	// that such lists are half the size.
+	at   []int64
+	keys [][]string // AddWithOpts with fairness: each item's keys
+	prio int
+	home *sync.Pool
 }
 
 // add appends item with its deadline (the caller appends its fairness
 // keys to keys).
 func (l *itemList[T]) add(item T, at int64) {
+	if at != now || len(l.at) > 0 {
+		for len(l.at) < len(l.items) {
+			l.at = append(l.at, now)
+		}
+		l.at = append(l.at, at)
+	}
 	l.items = append(l.items, item)
-	l.at = append(l.at, at)
+}
+
+// deadline returns the deadline of the list's i-th item, or now.
+func (l *itemList[T]) deadline(i int) int64 {
+	if i < len(l.at) {
+		return l.at[i]
+	}
+	return now
 }
 
 // now marks an item of an itemList that is added at once.
@@ -143,25 +158,21 @@ const now = math.MinInt64
 func (l *itemList[T]) recycle() {
 	clear(l.items)
 	clear(l.keys)
-	l.items, l.at, l.keys, l.prio, l.retry = l.items[:0], l.at[:0], l.keys[:0], 0, false
+	l.items, l.at, l.keys, l.prio = l.items[:0], l.at[:0], l.keys[:0], 0
 	l.home.Put(l)
 }
 
-// addList applies an AddWithOpts (or an Add or AddAfter that carries
-// fairness keys): each item at the list's priority, now or at its
-// deadline. Like controller-runtime's, it counts a retry for each item
-// delayed (an AddAfter, for each item, as client-go does).
+// addList applies an AddWithOpts: each item at the list's priority, now or
+// at its deadline. Like controller-runtime's, it counts a retry for each
+// item delayed.
 func (s *state[T]) addList(l *itemList[T]) {
 	for i, item := range l.items {
 		w := want{prio: l.prio}
 		if l.keys != nil {
 			w.keys = l.keys[i]
 		}
-		at := l.at[i]
-		if l.retry || at != now {
+		if at := l.deadline(i); at != now {
 			s.m.retry()
-		}
-		if at != now {
 			s.addAt(item, at, w)
 		} else {
 			s.add(item, w)

@@ -673,3 +673,36 @@ func TestStateLaneGiveBack(t *testing.T) {
 		}
 	})
 }
+
+// TestItemListDeadlines checks that a list keeps no deadlines while every
+// item is added now, and the right deadline for each item once one is not.
+func TestItemListDeadlines(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		at     []int64
+		wantAt int // len(l.at) afterwards
+	}{
+		{"all now", []int64{now, now, now}, 0},
+		{"delayed first", []int64{7, now, 9}, 3},
+		{"delayed in the middle", []int64{now, now, 5, now}, 4},
+		{"delayed last", []int64{now, now, 5}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := &itemList[int]{}
+			for i, at := range tc.at {
+				l.add(i, at)
+			}
+			if len(l.at) != tc.wantAt {
+				t.Errorf("len(at) = %d; want %d", len(l.at), tc.wantAt)
+			}
+			if !slices.Equal(l.items, []int{0, 1, 2, 3}[:len(tc.at)]) {
+				t.Errorf("items = %v", l.items)
+			}
+			for i, want := range tc.at {
+				if got := l.deadline(i); got != want {
+					t.Errorf("deadline(%d) = %d; want %d", i, got, want)
+				}
+			}
+		})
+	}
+}
