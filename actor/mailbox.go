@@ -52,6 +52,7 @@ type mailbox[T comparable] struct {
 	addGate, others gate[T]
 	held            []parked[T] // owner only: received at a gate or spilled, in fence order; held[hh:] not yet taken
 	hh              int
+	admitted        bool // owner only: a sender was admitted at a gate since the owner last slept
 
 	// Requests that never wait for room (see spills) go here when the
 	// ring has none, each with its place in the order like a parked one.
@@ -164,8 +165,7 @@ func (m *mailbox[T]) put(r request[T], done <-chan struct{}) bool {
 			return true
 		}
 		select {
-		case g.c <- parked[T]{r, m.tail.Load(), m.subs.Add(1)}: // the owner took it
-			g.waiting.Add(-1)
+		case g.c <- parked[T]{r, m.tail.Load(), m.subs.Add(1)}: // the owner took it, and counted us out
 			return true
 		case <-done:
 			g.waiting.Add(-1)
@@ -284,7 +284,13 @@ func (m *mailbox[T]) admit(n int) int {
 		for took < n && g.waiting.Load() > 0 {
 			select {
 			case p := <-g.c:
+				// The sender no longer waits: counted out here rather
+				// than when it runs again, so that sleep does not take a
+				// sender that was admitted and not yet run for one about
+				// to park.
+				g.waiting.Add(-1)
 				m.hold(p)
+				m.admitted = true
 				took++
 				continue
 			default:
@@ -322,6 +328,19 @@ func (m *mailbox[T]) sleep() bool {
 			runtime.Gosched() // let the waiting sender park
 		}
 		return false
+	}
+	if m.admitted {
+		m.admitted = false
+		if runtime.GOMAXPROCS(0) == 1 {
+			// The senders admitted since the last sleep are runnable on
+			// the owner's only processor: yield to them rather than
+			// block, since their next requests then arrive in one
+			// round. With more processors they run elsewhere, and a
+			// yield would only wake another thread to take the owner.
+			m.sleeping.Store(false)
+			runtime.Gosched()
+			return false
+		}
 	}
 	return true
 }

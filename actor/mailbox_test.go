@@ -227,3 +227,36 @@ func TestMailboxSpill(t *testing.T) {
 		t.Fatalf("adds in the ring = %d after taking them all; want 0", n)
 	}
 }
+
+// TestMailboxAdmitCountsOut checks that a sender the owner admitted at a
+// gate no longer counts as waiting, before it runs again: otherwise sleep
+// would take it for a sender about to park, and yield instead of block.
+func TestMailboxAdmitCountsOut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := newMailbox[int](make(chan struct{}, 1))
+		done := make(chan struct{})
+		for i := range mailboxSize - inboxSize {
+			if !m.put(request[int]{op: opDone, item: i}, done) {
+				t.Fatalf("done %d: no room", i)
+			}
+		}
+		returned := make(chan bool)
+		go func() { returned <- m.put(request[int]{op: opDone, item: -1}, done) }()
+		synctest.Wait()
+		if !m.waiting() {
+			t.Fatal("a sender that found no room does not wait")
+		}
+		if n := m.admit(roundSize); n != 1 {
+			t.Fatalf("admit() = %d; want 1", n)
+		}
+		if m.waiting() {
+			t.Error("the admitted sender still counts as waiting")
+		}
+		if !<-returned {
+			t.Error("the admitted put returned false")
+		}
+		if m.waiting() {
+			t.Error("the admitted sender counts as waiting after it returned")
+		}
+	})
+}
