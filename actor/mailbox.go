@@ -64,8 +64,9 @@ type mailbox[T comparable] struct {
 }
 
 // gate is where senders that found no room park, handing their request
-// to the owner directly: an unbuffered channel, and how many senders said
-// they wait.
+// to the owner directly: an unbuffered channel, and how many senders wait.
+// A sender counts itself in before it parks; the owner counts it out as it
+// receives its request (admit), and the sender itself only if it gives up.
 type gate[T comparable] struct {
 	waiting atomic.Int32
 	c       chan parked[T]
