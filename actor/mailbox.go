@@ -318,8 +318,9 @@ func (m *mailbox[T]) waiting() bool {
 // sleep tells senders that the owner is about to block, and reports
 // whether it may: false if a request arrived meanwhile, or a sender waits
 // at a gate (it is parked, or about to park, and the owner admits it on
-// its next round). After it returns true, a sender rings the bell;
-// the owner calls wake once it runs again.
+// its next round), or, at GOMAXPROCS=1, senders were admitted since the
+// last sleep (it yields to them first). After it returns true, a sender
+// rings the bell; the owner calls wake once it runs again.
 func (m *mailbox[T]) sleep() bool {
 	m.sleeping.Store(true)
 	c := &m.cells[m.head%mailboxSize]
