@@ -497,20 +497,20 @@ func (s *state[T]) next() (item T, e entry, p place, ok bool) {
 	}
 	if s.fifo != nil {
 		item = s.fifo.r.pop()
-		if s.filter == nil || s.filter.table.Load() == nil {
-			return item, readyEntry, p, true
+		if s.filter.has(item) {
+			return item, readyEntry | hotBit, p, true
 		}
-	} else {
-		item, p = s.order.pop()
+		return item, readyEntry, p, true
 	}
+	item, p = s.order.pop()
 	return item, s.items[item], p, true
 }
 
 // readyEntry is the entry of every ready item while the order is the
-// default one (all at priority 0) and no item has a filter entry: next
-// returns it without reading the item map, which leaves the map one
-// access per hand-out (the write that offers or hands out the item). The
-// state tests check it (verify).
+// default one (all at priority 0), but for the hot bit, which says whether
+// the item has a filter entry: next returns it without reading the item
+// map, which leaves the map one access per hand-out (the write that
+// offers or hands out the item). The state tests check it (verify).
 const readyEntry = entry(ready)
 
 // nextPrio returns the priority of the item next returns, which must
