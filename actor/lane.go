@@ -12,7 +12,8 @@ import (
 // claims it with one compare-and-swap, and that is the instant the item
 // becomes processing. The owner does not hear of the claim; it reads the
 // slot whenever it next needs to know, that is whenever an event concerns
-// the item (state.lookup), when Len is asked, and when shutdown begins:
+// the item (state.claimedUnseen), when Len is asked, and when shutdown
+// begins:
 //
 //   - offered: the item is still ready, so an Add is a duplicate and a Done
 //     is the Done of an item that is not processing (both do nothing);

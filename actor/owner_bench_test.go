@@ -27,7 +27,6 @@ func BenchmarkOwnerWork(b *testing.B) {
 		backlog int
 		filter  bool
 	}{{"stream", 0, false}, {"backlog", 1 << 20, false}, {"stream-filter", 0, true}} {
-		backlog := c.backlog
 		b.Run(c.name, func(b *testing.B) {
 			s := newTestState[int]()
 			s.lane.ch, s.lane.top = make(chan *slot[int], laneSize), new(topPrio)
@@ -41,12 +40,12 @@ func BenchmarkOwnerWork(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if backlog == 0 {
+				if c.backlog == 0 {
 					s.add(next, want{})
 					next++
 				} else if s.order.len() == 0 {
 					b.StopTimer()
-					for range backlog {
+					for range c.backlog {
 						s.add(next, want{})
 						next++
 					}
@@ -65,8 +64,8 @@ func BenchmarkOwnerWork(b *testing.B) {
 				}
 				s.lane.ch <- sl
 			}
-			if n := len(s.items); n > laneSize+backlog+1 {
-				b.Fatalf("%d items known; want at most %d", n, laneSize+backlog+1)
+			if n := len(s.items); n > laneSize+c.backlog+1 {
+				b.Fatalf("%d items known; want at most %d", n, laneSize+c.backlog+1)
 			}
 		})
 	}

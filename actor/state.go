@@ -221,10 +221,16 @@ func newState[T comparable](order readyOrder[T], f *filter[T], m *metrics[T], si
 // event first, so every other event sees the item's true state.
 func (s *state[T]) lookup(item T) entry {
 	e := s.items[item]
-	if e.state() == offered && s.lane.claimed(e.slot()) {
+	if s.claimedUnseen(e) {
 		e = s.claimSeen(item, e)
 	}
 	return e
+}
+
+// claimedUnseen reports whether an item with entry e is offered and a
+// consumer has claimed its slot, which the owner has not seen yet.
+func (s *state[T]) claimedUnseen(e entry) bool {
+	return e.state() == offered && s.lane.claimed(e.slot())
 }
 
 // set moves item to state st, keeping e's other fields. It is the only
@@ -666,7 +672,7 @@ func (s *state[T]) putBack(item T, e entry, p place) {
 // queue a duplicate).
 func (s *state[T]) done(item T) {
 	e := s.items[item]
-	if e.state() == offered && s.lane.claimed(e.slot()) {
+	if s.claimedUnseen(e) {
 		// Claimed and done before the owner saw the claim: both events at
 		// once, without storing the state between them (processing).
 		s.seeClaim(item, e)
