@@ -13,7 +13,10 @@ import (
 // beats a channel send: the lookup is a hash and two atomic loads.
 //
 // The owner gives an item an entry once it has seen an Add of it that was
-// a duplicate: the item (never changed after publication) and a noop flag.
+// a duplicate, or an Add of it soon after it left the queue (comeBack: a
+// key that consumers keep up with is never a duplicate, yet is re-added
+// again and again): the item (never changed after publication) and a noop
+// flag.
 // The rule that keeps the filter exact is
 //
 //	noop is true only while an Add of the item would do nothing.
@@ -32,9 +35,35 @@ import (
 // A caller that finds noop true has made an Add that changed nothing at
 // that instant, which is what it would have been had the owner applied it.
 //
+// An entry has a second flag, sent, for the item that is absent or
+// processing (noop false) and re-added by many producers at once, as in a
+// de-duplication storm whose consumers keep up: the first Add sends its
+// request, and the others, until the owner has applied it, would change
+// nothing after it. The rule is
+//
+//	sent is true only while an Add of the item that set it is in the inbox.
+//
+// A sender sets it by compare-and-swap once its request has its place in
+// the order of requests (a ticket, or a fence for the spill) and before
+// the owner can take it; the owner clears it after applying that Add
+// (an opAddHot request). Every request a caller makes after it found
+// sent true comes later in the order than that Add, so a caller that
+// skips its own Add on sent sees it applied by its next call, as if the
+// owner had applied its own as a duplicate right after the first. After
+// an Add is applied, the item is ready or dirty (or the queue is shutting
+// down and ignores Adds), so the skipped Adds lose nothing.
+//
+// An Add that sets sent never waits for room in the inbox: it spills, as
+// AddWithOpts does (mailbox.go). Such Adds need no other bound, since an
+// entry has at most one in the inbox. A producer re-adding hot items thus
+// runs on without the owner, as a mutex queue's would, while its Adds find
+// the items already added.
+//
 // The table is a fixed cache of hot items, allocated on the first
-// duplicate, so a queue that never sees one never pays for it. Items that
-// share a slot evict each other, which costs only filtering: an evicted
+// duplicate or come-back, so a queue that sees neither never pays for it
+// (the notes of departures take another 32 KiB once items leave). Items
+// that share a slot evict each other, which costs only filtering (a
+// come-back evicts only an item that left the queue too): an evicted
 // entry has its flag cleared and its item loses its entry. An item that
 // leaves the queue keeps its entry, with the flag false (the absent state
 // is not noop), so that a hot key that comes back is filtered again at
@@ -50,6 +79,7 @@ const filterSize = 1 << 12
 type hotEntry[T comparable] struct {
 	item T           // written before the entry is published, never after
 	noop atomic.Bool // an Add of item would change nothing
+	sent atomic.Bool // an Add of item is in the inbox
 }
 
 // filter is the table of hot entries. Callers read it; only the owner
@@ -57,25 +87,85 @@ type hotEntry[T comparable] struct {
 type filter[T comparable] struct {
 	seed  maphash.Seed
 	table atomic.Pointer[[filterSize]atomic.Pointer[hotEntry[T]]]
+	// left holds, at an item's table index, the hash of the last item
+	// without an entry that left the queue there and was noted, or zero;
+	// leaves counts departures, since one in leaveSample is noted. Owner
+	// only.
+	left   *[filterSize]uint64
+	leaves uint32
 }
+
+// leaveSample is how many departures of items without an entry make one
+// that [filter.leave] notes. Noting costs a hash per item; an item that
+// keeps coming back is noted soon enough.
+const leaveSample = 8
 
 func newFilter[T comparable]() *filter[T] {
 	return &filter[T]{seed: maphash.MakeSeed()}
 }
 
-// skip reports whether an Add of item would change nothing now. It is
-// called by Add, in the caller's goroutine.
-func (f *filter[T]) skip(item T) bool {
+// skip reports whether an Add of item would change nothing now, or after
+// an Add of item already in the inbox. If not, it returns item's entry, if
+// it has one, for the Add to set its sent flag. It is called by Add, in
+// the caller's goroutine.
+func (f *filter[T]) skip(item T) (*hotEntry[T], bool) {
 	t := f.table.Load()
 	if t == nil {
-		return false
+		return nil, false
 	}
 	e := t[f.index(item)].Load()
-	return e != nil && e.item == item && e.noop.Load()
+	if e == nil || e.item != item {
+		return nil, false
+	}
+	return e, e.noop.Load() || e.sent.Load()
 }
 
 func (f *filter[T]) index(item T) uint64 {
 	return maphash.Comparable(f.seed, item) & (filterSize - 1)
+}
+
+// leave notes that item, which has no entry, left the queue. Owner only.
+func (f *filter[T]) leave(item T) {
+	if f.leaves++; f.leaves%leaveSample != 0 {
+		return
+	}
+	if f.left == nil {
+		f.left = new([filterSize]uint64)
+	}
+	h := maphash.Comparable(f.seed, item)
+	f.left[h&(filterSize-1)] = h | 1 // never zero
+}
+
+// comeBack reports whether item has an entry, or else gives it one if it
+// is the last item without one that left the queue at its index: an item
+// re-added after it was processed, as a de-duplication storm re-adds its
+// keys when consumers keep up. It evicts only an entry whose item has left
+// the queue too (gone reports whether it has), so that such items, when
+// they share an index, do not keep evicting each other's entries. It
+// returns the item whose entry it evicted, if any. Owner only.
+func (f *filter[T]) comeBack(item T, gone func(T) bool) (hot bool, evicted T, ok bool) {
+	t := f.table.Load()
+	if t == nil && f.left == nil {
+		return false, evicted, false
+	}
+	h := maphash.Comparable(f.seed, item)
+	i := h & (filterSize - 1)
+	if t != nil {
+		if e := t[i].Load(); e != nil {
+			if e.item == item {
+				return true, evicted, false
+			}
+			if !gone(e.item) {
+				return false, evicted, false
+			}
+		}
+	}
+	if f.left == nil || f.left[i] != h|1 {
+		return false, evicted, false
+	}
+	f.left[i] = 0
+	evicted, ok = f.insert(item)
+	return true, evicted, ok
 }
 
 // lookup returns item's entry, or nil. Owner only.
@@ -88,6 +178,14 @@ func (f *filter[T]) lookup(item T) *hotEntry[T] {
 		return e
 	}
 	return nil
+}
+
+// unsend clears the sent flag of item's entry, once the owner has applied
+// the Add that set it. Owner only.
+func (f *filter[T]) unsend(item T) {
+	if e := f.lookup(item); e != nil {
+		e.sent.Store(false)
+	}
 }
 
 // flag sets item's noop flag. Owner only.

@@ -107,7 +107,11 @@ func newMailbox[T comparable](bell chan struct{}) *mailbox[T] {
 // leave inboxSize cells free, so that neither kind waits behind a flood of
 // the other: a Done seldom waits behind producers, and an add is not kept
 // out by a thousand consumers' Gets.
-func (m *mailbox[T]) tryPut(r request[T]) bool {
+//
+// hot is, for an Add of an item with a filter entry, that entry: the
+// request sets its sent flag once it has its ticket, and is then an
+// opAddHot (filter.go).
+func (m *mailbox[T]) tryPut(r request[T], hot *hotEntry[T]) bool {
 	add := r.op.isAdd()
 	limit := uint64(mailboxSize - inboxSize)
 	if add {
@@ -136,6 +140,9 @@ func (m *mailbox[T]) tryPut(r request[T]) bool {
 		if add {
 			m.adds.Add(1) // before the owner can take it
 		}
+		if hot != nil && hot.sent.CompareAndSwap(false, true) {
+			r.op = opAddHot // else another Add of the item is in the inbox, before this one
+		}
 		c.r = r
 		c.seq.Store(t + 1)
 		if m.sleeping.Load() && m.sleeping.CompareAndSwap(true, false) {
@@ -149,19 +156,24 @@ func (m *mailbox[T]) tryPut(r request[T]) bool {
 }
 
 // put adds r, waiting for room if there is none (except for requests that
-// spill). It reports false, without adding r, if done is closed first.
-func (m *mailbox[T]) put(r request[T], done <-chan struct{}) bool {
+// spill, and Adds with a filter entry, hot: see tryPut and spillHot). It
+// reports false, without adding r, if done is closed first.
+func (m *mailbox[T]) put(r request[T], hot *hotEntry[T], done <-chan struct{}) bool {
 	g := &m.others
 	if r.op.isAdd() {
 		g = &m.addGate
 	}
-	for !m.tryPut(r) {
+	for !m.tryPut(r, hot) {
 		if r.op.spills() {
-			m.spillOver(r)
+			m.spillOver(parked[T]{r, m.tail.Load(), m.subs.Add(1)})
+			return true
+		}
+		if hot != nil {
+			m.spillHot(r, hot)
 			return true
 		}
 		g.waiting.Add(1)
-		if m.tryPut(r) { // the owner may have made room before it saw us
+		if m.tryPut(r, nil) { // the owner may have made room before it saw us
 			g.waiting.Add(-1)
 			return true
 		}
@@ -176,10 +188,22 @@ func (m *mailbox[T]) put(r request[T], done <-chan struct{}) bool {
 	return true
 }
 
-// spillOver adds r to the spill, at the place in the order that a sender
-// parked at a gate would have, and rings the bell if the owner sleeps.
-func (m *mailbox[T]) spillOver(r request[T]) {
+// spillHot spills r, an Add of an item with the filter entry hot, if it
+// sets the entry's sent flag once it has its place in the order; else
+// another Add of the item is in the inbox, before it, and it would change
+// nothing after that one, so it is dropped (filter.go). Such Adds need no
+// bound: an entry has at most one in the inbox.
+func (m *mailbox[T]) spillHot(r request[T], hot *hotEntry[T]) {
 	p := parked[T]{r, m.tail.Load(), m.subs.Add(1)}
+	if hot.sent.CompareAndSwap(false, true) {
+		p.r.op = opAddHot
+		m.spillOver(p)
+	}
+}
+
+// spillOver adds p to the spill, and rings the bell if the owner sleeps.
+// p has the place in the order that a sender parked at a gate would have.
+func (m *mailbox[T]) spillOver(p parked[T]) {
 	m.spillMu.Lock()
 	m.spill = append(m.spill, p)
 	m.spilled.Store(true)

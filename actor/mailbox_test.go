@@ -1,6 +1,7 @@
 package actor
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -28,7 +29,7 @@ func TestMailboxOrder(t *testing.T) {
 				case (s+i)%3 != 0:
 					op = opAdd // limited to inboxSize cells
 				}
-				if !m.put(request[int]{op: op, item: s*each + i}, done) {
+				if !m.put(request[int]{op: op, item: s*each + i}, nil, done) {
 					t.Errorf("sender %d: put returned false", s)
 					return
 				}
@@ -75,22 +76,22 @@ func TestMailboxLimits(t *testing.T) {
 		m := newMailbox[int](bell)
 		done := make(chan struct{})
 		for i := range inboxSize {
-			if !m.put(request[int]{op: opAdd, item: i}, done) {
+			if !m.put(request[int]{op: opAdd, item: i}, nil, done) {
 				t.Fatalf("add %d: no room", i)
 			}
 		}
 		parked := make(chan bool)
-		go func() { parked <- m.put(request[int]{op: opAdd, item: -1}, done) }()
+		go func() { parked <- m.put(request[int]{op: opAdd, item: -1}, nil, done) }()
 		synctest.Wait()
 		if n := m.addGate.waiting.Load(); n != 1 {
 			t.Fatalf("%d adds waiting with %d in the ring; want 1", n, inboxSize)
 		}
 		for i := range mailboxSize - 2*inboxSize { // Dones still have room
-			if !m.put(request[int]{op: opDone, item: i}, done) {
+			if !m.put(request[int]{op: opDone, item: i}, nil, done) {
 				t.Fatalf("done %d: no room", i)
 			}
 		}
-		go func() { parked <- m.put(request[int]{op: opDone, item: -2}, done) }()
+		go func() { parked <- m.put(request[int]{op: opDone, item: -2}, nil, done) }()
 		synctest.Wait()
 		if n := m.others.waiting.Load(); n != 1 {
 			t.Fatalf("%d Dones waiting with all but inboxSize cells full; want 1", n)
@@ -131,16 +132,16 @@ func TestMailboxLimits(t *testing.T) {
 		}
 		// Consumers' requests up to their limit leave the adds their room.
 		for i := range mailboxSize - inboxSize {
-			if !m.put(request[int]{op: opDone, item: i}, done) {
+			if !m.put(request[int]{op: opDone, item: i}, nil, done) {
 				t.Fatalf("done %d: no room", i)
 			}
 		}
 		for i := range inboxSize {
-			if !m.tryPut(request[int]{op: opAddList}) {
+			if !m.tryPut(request[int]{op: opAddList}, nil) {
 				t.Fatalf("AddWithOpts %d: no room behind %d Dones", i, mailboxSize-inboxSize)
 			}
 		}
-		if m.tryPut(request[int]{op: opAdd}) {
+		if m.tryPut(request[int]{op: opAdd}, nil) {
 			t.Fatalf("add with %d adds in the ring: room; want none", inboxSize)
 		}
 		for {
@@ -150,9 +151,9 @@ func TestMailboxLimits(t *testing.T) {
 		}
 		// Once done is closed, a sender that finds no room gives up.
 		for range inboxSize {
-			m.put(request[int]{op: opAdd}, done)
+			m.put(request[int]{op: opAdd}, nil, done)
 		}
-		go func() { parked <- m.put(request[int]{op: opAdd}, done) }()
+		go func() { parked <- m.put(request[int]{op: opAdd}, nil, done) }()
 		synctest.Wait()
 		close(done)
 		if <-parked {
@@ -169,23 +170,23 @@ func TestMailboxSpill(t *testing.T) {
 	done := make(chan struct{})
 	ticket := 0
 	for range mailboxSize - inboxSize {
-		if !m.tryPut(request[int]{op: opDone, item: ticket}) {
+		if !m.tryPut(request[int]{op: opDone, item: ticket}, nil) {
 			t.Fatalf("done %d: no room", ticket)
 		}
 		ticket++
 	}
 	for range inboxSize {
-		if !m.tryPut(request[int]{op: opAdd, item: ticket}) {
+		if !m.tryPut(request[int]{op: opAdd, item: ticket}, nil) {
 			t.Fatalf("add %d: no room", ticket)
 		}
 		ticket++
 	}
-	if m.tryPut(request[int]{op: opAddList, item: -1}) {
+	if m.tryPut(request[int]{op: opAddList, item: -1}, nil) {
 		t.Fatal("tryPut found room in a full ring")
 	}
 	// The ring is full; put returns at once (the test would hang if it
 	// waited, since nobody takes).
-	if !m.put(request[int]{op: opAddList, item: -1}, done) {
+	if !m.put(request[int]{op: opAddList, item: -1}, nil, done) {
 		t.Fatal("put of a list returned false")
 	}
 	if !m.spilled.Load() {
@@ -202,7 +203,7 @@ func TestMailboxSpill(t *testing.T) {
 	}
 	// The same sender's next request goes into the ring, after the
 	// spilled one in the order.
-	if !m.tryPut(request[int]{op: opDone, item: -2}) {
+	if !m.tryPut(request[int]{op: opDone, item: -2}, nil) {
 		t.Fatal("no room for a Done")
 	}
 	for {
@@ -236,12 +237,12 @@ func TestMailboxAdmitCountsOut(t *testing.T) {
 		m := newMailbox[int](make(chan struct{}, 1))
 		done := make(chan struct{})
 		for i := range mailboxSize - inboxSize {
-			if !m.put(request[int]{op: opDone, item: i}, done) {
+			if !m.put(request[int]{op: opDone, item: i}, nil, done) {
 				t.Fatalf("done %d: no room", i)
 			}
 		}
 		returned := make(chan bool)
-		go func() { returned <- m.put(request[int]{op: opDone, item: -1}, done) }()
+		go func() { returned <- m.put(request[int]{op: opDone, item: -1}, nil, done) }()
 		synctest.Wait()
 		if !m.waiting() {
 			t.Fatal("a sender that found no room does not wait")
@@ -259,4 +260,113 @@ func TestMailboxAdmitCountsOut(t *testing.T) {
 			t.Error("the admitted sender counts as waiting after it returned")
 		}
 	})
+}
+
+// TestMailboxHotAdd checks the Adds that carry their item's filter entry
+// (filter.go, sent): the first sets the entry's sent flag as it takes its
+// place, becoming an opAddHot, and never waits for room, spilling when the
+// adds' share is full; a second one while the first is in the inbox is
+// dropped if it would spill, and goes in as a plain Add if it gets a
+// ticket.
+func TestMailboxHotAdd(t *testing.T) {
+	f := newFilter[int]()
+	f.insert(7)
+	e := f.lookup(7)
+	m := newMailbox[int](make(chan struct{}, 1))
+	done := make(chan struct{})
+
+	// Room in the ring: the Add goes in with the flag set.
+	if !m.put(request[int]{op: opAdd, item: 7}, e, done) {
+		t.Fatal("put returned false")
+	}
+	if got, skip := f.skip(7); got != e || !skip {
+		t.Fatalf("after the first Add: skip(7) = %p, %v; want %p, true", got, skip, e)
+	}
+	// A second Add that found the flag clear (it raced with the first)
+	// gets a ticket, so it goes in, without the flag.
+	if !m.put(request[int]{op: opAdd, item: 7}, e, done) {
+		t.Fatal("put returned false")
+	}
+	for i, want := range []op{opAddHot, opAdd} {
+		r, ok := m.take()
+		if !ok || r.item != 7 || r.op != want {
+			t.Fatalf("request %d: %v, item %d, op %d; want item 7, op %d", i, ok, r.item, r.op, want)
+		}
+	}
+	e.sent.Store(false) // as the owner does once it applied the Add
+
+	// The adds' share full: the Add spills rather than wait (the test
+	// would hang if it waited, since nobody takes meanwhile).
+	m.settle() // the two Adds taken above
+	for i := range inboxSize {
+		if !m.tryPut(request[int]{op: opAdd, item: 100 + i}, nil) {
+			t.Fatalf("add %d: no room", i)
+		}
+	}
+	if !m.put(request[int]{op: opAdd, item: 7}, e, done) {
+		t.Fatal("put returned false")
+	}
+	if !m.spilled.Load() || !e.sent.Load() {
+		t.Fatalf("spilled %v, sent %v; want both", m.spilled.Load(), e.sent.Load())
+	}
+	// Another, while the first is in the inbox, is dropped.
+	if !m.put(request[int]{op: opAdd, item: 7}, e, done) {
+		t.Fatal("put returned false")
+	}
+	// A Done put after them comes after the spilled Add.
+	if !m.put(request[int]{op: opDone, item: 7}, nil, done) {
+		t.Fatal("put of a Done returned false")
+	}
+	var got []string
+	for {
+		r, ok := m.take()
+		if !ok {
+			break
+		}
+		if r.item < 100 {
+			got = append(got, fmt.Sprintf("op %d item %d", r.op, r.item))
+		}
+	}
+	want := []string{
+		fmt.Sprintf("op %d item 7", opAddHot),
+		fmt.Sprintf("op %d item 7", opDone),
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("requests of item 7: %q; want %q", got, want)
+	}
+}
+
+// TestQueueHotAddClearsSent checks, on a running queue, that the owner
+// clears an entry's sent flag once it has applied the Add that set it: a
+// caller's Len after its Add sees both the Add applied (the item dirty,
+// which the noop flag says) and the flag clear, and the item runs again.
+func TestQueueHotAddClearsSent(t *testing.T) {
+	q := New(Config[string]{})
+	defer q.ShutDown()
+	q.Add("a")
+	q.Add("a") // a duplicate: "a" gets a filter entry
+	if item, _ := q.Get(); item != "a" {
+		t.Fatalf("Get() = %q; want a", item)
+	}
+	q.Len() // the claim seen
+	e := q.c.filter.lookup("a")
+	if e == nil || e.noop.Load() || e.sent.Load() {
+		t.Fatalf("processing: entry %p; want one with noop and sent false", e)
+	}
+	q.Add("a")
+	q.Add("a") // skipped: on sent, or on noop once the first was applied
+	if n := q.Len(); n != 0 {
+		t.Fatalf("Len() = %d while a is processing; want 0", n)
+	}
+	if !e.noop.Load() || e.sent.Load() {
+		t.Fatalf("dirty: noop %v, sent %v; want true, false", e.noop.Load(), e.sent.Load())
+	}
+	q.Done("a")
+	if item, _ := q.Get(); item != "a" {
+		t.Fatalf("Get() after Done = %q; want a", item)
+	}
+	q.Done("a")
+	if n := q.Len(); n != 0 {
+		t.Fatalf("Len() = %d; want 0: the skipped Add must not run a third time", n)
+	}
 }

@@ -171,10 +171,14 @@ func (q *Queue[T]) Add(item T) {
 	if c.shutting.Load() {
 		return
 	}
-	if c.filter != nil && c.filter.skip(item) {
-		return // a duplicate: see filter.go
+	var hot *hotEntry[T]
+	if c.filter != nil {
+		var skip bool
+		if hot, skip = c.filter.skip(item); skip {
+			return // a duplicate: see filter.go
+		}
 	}
-	c.send(request[T]{op: opAdd, item: item, at: c.callTime(), keys: c.keysOf(item)})
+	c.sendHot(request[T]{op: opAdd, item: item, at: c.callTime(), keys: c.keysOf(item)}, hot)
 	c.top.raise(0) // after the send: see topPrio
 }
 

@@ -16,6 +16,7 @@ type op uint8
 
 const (
 	opAdd     op = iota // add item now
+	opAddHot            // add item now; the Add set its filter entry's sent flag (filter.go)
 	opRetry             // AddAfter with d <= 0: count a retry, add item now
 	opAddAt             // AddAfter: count a retry, add item at deadline at
 	opAddList           // AddWithOpts: add each item of a list
@@ -78,8 +79,11 @@ func (s *state[T]) serve(r request[T]) {
 		s.m.stampAt(r.at)
 	}
 	switch r.op {
-	case opAdd:
+	case opAdd, opAddHot:
 		s.add(r.item, want{keys: r.keys})
+		if r.op == opAddHot {
+			s.filter.unsend(r.item) // after the add: see filter.go
+		}
 	case opRetry:
 		s.m.retry()
 		s.add(r.item, want{keys: r.keys})
@@ -250,8 +254,12 @@ func (c *shared[T]) release(w *waiter[T]) {
 // A request that lands in the inbox as the owner ends may find nobody to
 // take it: the owner serves what it finds after closing done, so if done
 // is closed after the send, the sender serves the inbox itself.
-func (c *shared[T]) send(r request[T]) bool {
-	if !c.inbox.put(r, c.done) {
+func (c *shared[T]) send(r request[T]) bool { return c.sendHot(r, nil) }
+
+// sendHot is send for an Add of an item whose filter entry is hot, which
+// the Add's request sets the sent flag of (filter.go).
+func (c *shared[T]) sendHot(r request[T], hot *hotEntry[T]) bool {
+	if !c.inbox.put(r, hot, c.done) {
 		return false
 	}
 	select {

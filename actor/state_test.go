@@ -410,7 +410,10 @@ func TestStateFilter(t *testing.T) {
 	skip := func(step string, want bool) {
 		t.Helper()
 		s.verify(t)
-		got := s.filter != nil && s.filter.skip("a")
+		var got bool
+		if s.filter != nil {
+			_, got = s.filter.skip("a")
+		}
 		if got != want {
 			t.Fatalf("%s: skip(a) = %v; want %v", step, got, want)
 		}
@@ -461,8 +464,76 @@ func TestStateFilter(t *testing.T) {
 	s.add(other, want{})
 	s.add(other, want{})
 	skip("evicted", false)
-	if !s.filter.skip(other) {
+	if _, skip := s.filter.skip(other); !skip {
 		t.Fatalf("skip(%s) = false; want true", other)
+	}
+}
+
+// TestStateFilterComeBack checks that an item gets a filter entry when it
+// comes back soon after it left the queue (its departure noted), and that
+// it takes the place of an entry only if that entry's item left too.
+func TestStateFilterComeBack(t *testing.T) {
+	s := newTestState[string]()
+	depart := func(item string, noted bool) {
+		t.Helper()
+		if noted {
+			s.filter.leaves = leaveSample - 1 // the next departure is noted
+		} else {
+			s.filter.leaves = 0
+		}
+		s.add(item, want{})
+		if got := s.handOut(); got != item {
+			t.Fatalf("handed out %q; want %q", got, item)
+		}
+		s.done(item)
+		s.verify(t)
+	}
+	hot := func(step, item string, want bool) {
+		t.Helper()
+		s.verify(t)
+		if got := s.items[item].hot(); got != want {
+			t.Fatalf("%s: %s hot = %v; want %v", step, item, got, want)
+		}
+		if got := s.filter.lookup(item) != nil; got != want {
+			t.Fatalf("%s: %s has an entry = %v; want %v", step, item, got, want)
+		}
+	}
+	depart("a", false)
+	s.add("a", want{})
+	hot("back, departure not noted", "a", false)
+	s.done(s.handOut())
+	depart("b", true)
+	s.add("b", want{})
+	hot("back, departure noted", "b", true)
+
+	// c shares b's index. b is ready: c's return does not evict it.
+	var c string
+	for i := 0; ; i++ {
+		c = fmt.Sprint("c", i)
+		if s.filter.index(c) == s.filter.index("b") {
+			break
+		}
+	}
+	// b is ready, first in the order; c comes in behind it.
+	s.add(c, want{})
+	hot("c, new", c, false)
+	s.done(s.handOut()) // b leaves, and keeps its entry
+	if s.filter.lookup("b") == nil {
+		t.Fatal("b lost its entry when it left")
+	}
+	s.add("b", want{})
+	hot("b back", "b", true)
+	s.filter.leaves = leaveSample - 1
+	s.done(s.handOut()) // c leaves, noted
+	s.add(c, want{})
+	hot("c back while b is ready", c, false)
+	s.done(s.handOut()) // b leaves
+	s.filter.leaves = leaveSample - 1
+	s.done(s.handOut()) // c leaves, noted
+	s.add(c, want{})
+	hot("c back once b left", c, true)
+	if s.filter.lookup("b") != nil {
+		t.Fatal("b kept an entry that c took")
 	}
 }
 

@@ -248,7 +248,7 @@ func TestLowerTopOrder(t *testing.T) {
 		o := laneTestOwner(0)
 		s := o.s
 		s.add("a", want{prio: -1})
-		if !o.c.inbox.tryPut(request[string]{op: opAdd, item: "z"}) {
+		if !o.c.inbox.tryPut(request[string]{op: opAdd, item: "z"}, nil) {
 			t.Fatal("tryPut() = false")
 		}
 		if o.lowerTop() {
