@@ -454,13 +454,7 @@ func TestStateFilter(t *testing.T) {
 	skip("added after it was done: ready", true)
 
 	// Another item that takes a's slot evicts a's entry.
-	var other string
-	for i := 0; ; i++ {
-		other = fmt.Sprint("x", i)
-		if s.filter.index(other) == s.filter.index("a") {
-			break
-		}
-	}
+	other := sameIndex(s.filter, "a", "x")
 	s.add(other, want{})
 	s.add(other, want{})
 	skip("evicted", false)
@@ -507,13 +501,7 @@ func TestStateFilterComeBack(t *testing.T) {
 	hot("back, departure noted", "b", true)
 
 	// c shares b's index. b is ready: c's return does not evict it.
-	var c string
-	for i := 0; ; i++ {
-		c = fmt.Sprint("c", i)
-		if s.filter.index(c) == s.filter.index("b") {
-			break
-		}
-	}
+	c := sameIndex(s.filter, "b", "c")
 	// b is ready, first in the order; c comes in behind it.
 	s.add(c, want{})
 	hot("c, new", c, false)
@@ -534,6 +522,16 @@ func TestStateFilterComeBack(t *testing.T) {
 	hot("c back once b left", c, true)
 	if s.filter.lookup("b") != nil {
 		t.Fatal("b kept an entry that c took")
+	}
+}
+
+// sameIndex returns the first of prefix0, prefix1, ... that has item's
+// index in f's table.
+func sameIndex(f *filter[string], item, prefix string) string {
+	for i := 0; ; i++ {
+		if other := fmt.Sprint(prefix, i); f.index(other) == f.index(item) {
+			return other
+		}
 	}
 }
 
