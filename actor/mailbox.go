@@ -54,7 +54,7 @@ type mailbox[T comparable] struct {
 	hh              int
 	admitted        bool // owner only: a sender was admitted at a gate since the owner last slept
 
-	// Requests that never wait for room (see spills) go here when the
+	// Requests that never wait for room (see spills, spillHot) go here when the
 	// ring has none, each with its place in the order like a parked one.
 	subs    atomic.Uint64 // the last parked.sub handed out
 	spillMu sync.Mutex
@@ -165,7 +165,7 @@ func (m *mailbox[T]) put(r request[T], hot *hotEntry[T], done <-chan struct{}) b
 	}
 	for !m.tryPut(r, hot) {
 		if r.op.spills() {
-			m.spillOver(parked[T]{r, m.tail.Load(), m.subs.Add(1)})
+			m.spillOver(m.place(r))
 			return true
 		}
 		if hot != nil {
@@ -178,7 +178,7 @@ func (m *mailbox[T]) put(r request[T], hot *hotEntry[T], done <-chan struct{}) b
 			return true
 		}
 		select {
-		case g.c <- parked[T]{r, m.tail.Load(), m.subs.Add(1)}: // the owner took it, and counted us out
+		case g.c <- m.place(r): // the owner took it, and counted us out
 			return true
 		case <-done:
 			g.waiting.Add(-1)
@@ -194,11 +194,17 @@ func (m *mailbox[T]) put(r request[T], hot *hotEntry[T], done <-chan struct{}) b
 // nothing after that one, so it is dropped (filter.go). Such Adds need no
 // bound: an entry has at most one in the inbox.
 func (m *mailbox[T]) spillHot(r request[T], hot *hotEntry[T]) {
-	p := parked[T]{r, m.tail.Load(), m.subs.Add(1)}
+	p := m.place(r)
 	if hot.sent.CompareAndSwap(false, true) {
 		p.r.op = opAddHot
 		m.spillOver(p)
 	}
+}
+
+// place gives r, which is not in the ring, its place in the order of
+// requests (see parked): after every request its sender put before.
+func (m *mailbox[T]) place(r request[T]) parked[T] {
+	return parked[T]{r, m.tail.Load(), m.subs.Add(1)}
 }
 
 // spillOver adds p to the spill, and rings the bell if the owner sleeps.
