@@ -61,10 +61,15 @@ import (
 //
 // The table is a fixed cache of hot items, allocated on the first
 // duplicate or come-back, so a queue that sees neither never pays for it
-// (the notes of departures take another 32 KiB once items leave). Items
-// that share a slot evict each other, which costs only filtering (a
-// come-back evicts only an item that left the queue too): an evicted
-// entry has its flag cleared and its item loses its entry. An item that
+// (the notes of departures take another 32 KiB once items leave). It is
+// set-associative: an item's hash picks a bucket of filterWays
+// neighbouring slots (one cache line), and any of them may hold its entry,
+// so that hot items that share a bucket all have one (with one slot per
+// item, a storm of 1,000 keys left a fifth of them without an entry, each
+// of them an Add that waits for the owner). One more item evicts one of
+// them, which costs only filtering: an entry whose item left the queue
+// goes first, and a come-back evicts only such an entry. An evicted entry
+// has its flag cleared and its item loses its entry. An item that
 // leaves the queue keeps its entry, with the flag false (the absent state
 // is not noop), so that a hot key that comes back is filtered again at
 // once; the table therefore keeps up to filterSize items alive that the
@@ -72,8 +77,12 @@ import (
 // used only with the default FIFO order: a custom Storage is told of every
 // duplicate through Touch.
 
-// filterSize is the number of table slots.
-const filterSize = 1 << 12
+// filterSize is the number of table slots, filterWays the number in a
+// bucket.
+const (
+	filterSize = 1 << 12
+	filterWays = 4
+)
 
 // hotEntry is an item's entry in the filter.
 type hotEntry[T comparable] struct {
@@ -89,15 +98,23 @@ type filter[T comparable] struct {
 	table atomic.Pointer[[filterSize]atomic.Pointer[hotEntry[T]]]
 	// left holds, at an item's table index, the hash of the last item
 	// without an entry that left the queue there and was noted, or zero;
-	// leaves counts departures, since one in leaveSample is noted. Owner
-	// only.
+	// leaves counts departures, since one in leaveSample is noted, and
+	// burst how many of the next ones are all noted. Owner only.
 	left   *[filterSize]uint64
 	leaves uint32
+	burst  uint32
 }
 
 // leaveSample is how many departures of items without an entry make one
-// that [filter.leave] notes. Noting costs a hash per item; an item that
-// keeps coming back is noted soon enough.
+// that [filter.leave] notes. Noting costs a hash per item, which a queue
+// whose items never come back (a pipeline of distinct keys) should not pay
+// on every one. Each item that comes back while noted and finds an empty
+// slot makes the next leaveSample departures noted too (burst), so a storm
+// over many keys has them all noted within a few rounds of departures
+// rather than after about leaveSample departures of each. Once the table
+// is full, a come-back only takes the slot of an item that left, and
+// allocates its entry; so then, as in a controller that re-adds more keys
+// than the table holds, only one departure in leaveSample is noted.
 const leaveSample = 8
 
 func newFilter[T comparable]() *filter[T] {
@@ -113,20 +130,50 @@ func (f *filter[T]) skip(item T) (*hotEntry[T], bool) {
 	if t == nil {
 		return nil, false
 	}
-	e := t[f.index(item)].Load()
-	if e == nil || e.item != item {
+	e := find(t, f.bucket(item), item)
+	if e == nil {
 		return nil, false
 	}
 	return e, e.noop.Load() || e.sent.Load()
 }
 
-func (f *filter[T]) index(item T) uint64 {
-	return maphash.Comparable(f.seed, item) & (filterSize - 1)
+// bucket returns the index of the first of item's slots.
+func (f *filter[T]) bucket(item T) uint64 {
+	return maphash.Comparable(f.seed, item) & (filterSize - filterWays)
+}
+
+// find returns item's entry in the bucket at b of t, or nil.
+func find[T comparable](t *[filterSize]atomic.Pointer[hotEntry[T]], b uint64, item T) *hotEntry[T] {
+	for i := b; i < b+filterWays; i++ {
+		if e := t[i].Load(); e != nil && e.item == item {
+			return e
+		}
+	}
+	return nil
+}
+
+// room returns the slot of the bucket at b of t that a new entry may take
+// without evicting an item still in the queue (empty, or its item gone),
+// or -1, and whether that slot is empty.
+func room[T comparable](t *[filterSize]atomic.Pointer[hotEntry[T]], b uint64, gone func(T) bool) (int, bool) {
+	gb := -1
+	for i := b; i < b+filterWays; i++ {
+		e := t[i].Load()
+		if e == nil {
+			return int(i), true
+		}
+		if gb < 0 && gone(e.item) {
+			gb = int(i)
+		}
+	}
+	return gb, false
 }
 
 // leave notes that item, which has no entry, left the queue. Owner only.
 func (f *filter[T]) leave(item T) {
-	if f.leaves++; f.leaves%leaveSample != 0 {
+	if f.burst > 0 {
+		f.burst--
+	} else if f.leaves++; f.leaves%leaveSample != 0 {
 		return
 	}
 	if f.left == nil {
@@ -139,32 +186,35 @@ func (f *filter[T]) leave(item T) {
 // comeBack reports whether item has an entry, or else gives it one if it
 // is the last item without one that left the queue at its index: an item
 // re-added after it was processed, as a de-duplication storm re-adds its
-// keys when consumers keep up. It evicts only an entry whose item has left
-// the queue too (gone reports whether it has), so that such items, when
-// they share an index, do not keep evicting each other's entries. It
-// returns the item whose entry it evicted, if any. Owner only.
+// keys when consumers keep up. It takes only an empty slot or one whose
+// item has left the queue too (gone reports whether it has), so that such
+// items, when they share a bucket, do not keep evicting each other's
+// entries. It returns the item whose entry it evicted, if any. Owner only.
 func (f *filter[T]) comeBack(item T, gone func(T) bool) (hot bool, evicted T, ok bool) {
 	t := f.table.Load()
 	if t == nil && f.left == nil {
 		return false, evicted, false
 	}
 	h := maphash.Comparable(f.seed, item)
-	i := h & (filterSize - 1)
-	if t != nil {
-		if e := t[i].Load(); e != nil {
-			if e.item == item {
-				return true, evicted, false
-			}
-			if !gone(e.item) {
-				return false, evicted, false
-			}
-		}
+	b := h & (filterSize - filterWays)
+	if t != nil && find(t, b, item) != nil {
+		return true, evicted, false
 	}
+	i := h & (filterSize - 1)
 	if f.left == nil || f.left[i] != h|1 {
 		return false, evicted, false
 	}
+	slot, empty := int(b), true
+	if t != nil {
+		if slot, empty = room(t, b, gone); slot < 0 {
+			return false, evicted, false
+		}
+	}
 	f.left[i] = 0
-	evicted, ok = f.insert(item)
+	if empty {
+		f.burst = min(f.burst+leaveSample, filterSize)
+	}
+	evicted, ok = f.put(slot, item)
 	return true, evicted, ok
 }
 
@@ -174,10 +224,7 @@ func (f *filter[T]) lookup(item T) *hotEntry[T] {
 	if t == nil {
 		return nil
 	}
-	if e := t[f.index(item)].Load(); e != nil && e.item == item {
-		return e
-	}
-	return nil
+	return find(t, f.bucket(item), item)
 }
 
 // unsend clears the sent flag of item's entry, once the owner has applied
@@ -195,19 +242,34 @@ func (f *filter[T]) flag(item T, noop bool) {
 	}
 }
 
-// insert gives item an entry, with its flag false, and returns the item
-// whose entry it evicted, if any. Owner only.
-func (f *filter[T]) insert(item T) (evicted T, ok bool) {
+// insert gives item an entry, with its flag false, unless it has one, and
+// returns the item whose entry it evicted, if any: an empty slot of its
+// bucket goes first, then one whose item is gone (see comeBack), then the
+// last. Owner only.
+func (f *filter[T]) insert(item T, gone func(T) bool) (evicted T, ok bool) {
+	b := f.bucket(item)
+	slot := int(b)
+	if t := f.table.Load(); t != nil {
+		if find(t, b, item) != nil {
+			return evicted, false
+		}
+		if slot, _ = room(t, b, gone); slot < 0 {
+			slot = int(b + filterWays - 1)
+		}
+	}
+	return f.put(slot, item)
+}
+
+// put gives item an entry at slot, evicting whatever entry is there, and
+// returns the item whose entry it evicted, if any. Owner only.
+func (f *filter[T]) put(slot int, item T) (evicted T, ok bool) {
 	t := f.table.Load()
 	if t == nil {
 		t = new([filterSize]atomic.Pointer[hotEntry[T]])
 		f.table.Store(t)
 	}
-	p := &t[f.index(item)]
+	p := &t[slot]
 	if old := p.Load(); old != nil {
-		if old.item == item {
-			return evicted, false
-		}
 		old.noop.Store(false)
 		evicted, ok = old.item, true
 	}

@@ -270,7 +270,7 @@ func TestMailboxAdmitCountsOut(t *testing.T) {
 // ticket.
 func TestMailboxHotAdd(t *testing.T) {
 	f := newFilter[int]()
-	f.insert(7)
+	f.insert(7, func(int) bool { return true })
 	e := f.lookup(7)
 	m := newMailbox[int](make(chan struct{}, 1))
 	done := make(chan struct{})

@@ -756,7 +756,7 @@ func (s *state[T]) markHot(item T, e entry) {
 	if e.hot() || s.filter == nil {
 		return
 	}
-	if evicted, ok := s.filter.insert(item); ok {
+	if evicted, ok := s.filter.insert(item, s.gone); ok {
 		s.dropHot(evicted)
 	}
 	s.set(item, e|hotBit, e.state())

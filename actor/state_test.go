@@ -453,14 +453,47 @@ func TestStateFilter(t *testing.T) {
 	s.add("a", want{})
 	skip("added after it was done: ready", true)
 
-	// Another item that takes a's slot evicts a's entry.
-	other := sameIndex(s.filter, "a", "x")
-	s.add(other, want{})
-	s.add(other, want{})
-	skip("evicted", false)
-	if _, skip := s.filter.skip(other); !skip {
-		t.Fatalf("skip(%s) = false; want true", other)
+	// Items that share a's bucket: the first filterWays-1 get the other
+	// slots, the next evicts a once a has left the queue, and one more,
+	// with the bucket's items all in the queue, evicts the last slot's.
+	others := sameBucket(s.filter, "a", "x", filterWays+1)
+	has := func(step, item string, want bool) {
+		t.Helper()
+		s.verify(t)
+		if got := s.filter.lookup(item) != nil; got != want {
+			t.Fatalf("%s: %s has an entry = %v; want %v", step, item, got, want)
+		}
+		if got := s.items[item].hot(); !s.gone(item) && got != want {
+			t.Fatalf("%s: %s hot = %v; want %v", step, item, got, want)
+		}
+		if _, got := s.filter.skip(item); got != (want && !s.gone(item)) {
+			t.Fatalf("%s: skip(%s) = %v; want %v", step, item, got, want && !s.gone(item))
+		}
 	}
+	for _, o := range others[:filterWays-1] {
+		s.add(o, want{})
+		s.add(o, want{})
+		has("beside a", o, true)
+	}
+	has("beside the others", "a", true)
+	s.done(s.handOut()) // a leaves, and keeps its entry
+	has("a left", "a", true)
+	last := others[filterWays-1]
+	s.add(last, want{})
+	s.add(last, want{})
+	has("one more", last, true)
+	has("evicted once it left", "a", false)
+	for _, o := range others[:filterWays-1] {
+		has("one more", o, true)
+	}
+	s.add(others[filterWays], want{})
+	s.add(others[filterWays], want{})
+	has("all in the queue", others[filterWays], true)
+	has("evicted from the last slot", others[filterWays-2], false)
+	for _, o := range others[:filterWays-2] {
+		has("all in the queue", o, true)
+	}
+	has("all in the queue", last, true)
 }
 
 // TestStateFilterComeBack checks that an item gets a filter entry when it
@@ -473,7 +506,7 @@ func TestStateFilterComeBack(t *testing.T) {
 		if noted {
 			s.filter.leaves = leaveSample - 1 // the next departure is noted
 		} else {
-			s.filter.leaves = 0
+			s.filter.leaves, s.filter.burst = 0, 0
 		}
 		s.add(item, want{})
 		if got := s.handOut(); got != item {
@@ -500,39 +533,103 @@ func TestStateFilterComeBack(t *testing.T) {
 	s.add("b", want{})
 	hot("back, departure noted", "b", true)
 
-	// c shares b's index. b is ready: c's return does not evict it.
-	c := sameIndex(s.filter, "b", "c")
-	// b is ready, first in the order; c comes in behind it.
-	s.add(c, want{})
-	hot("c, new", c, false)
+	// The items of fill share b's bucket; b is ready, first in the order.
+	fill := sameBucket(s.filter, "b", "c", filterWays)
+	for _, c := range fill {
+		s.add(c, want{})
+		hot("new", c, false)
+	}
 	s.done(s.handOut()) // b leaves, and keeps its entry
 	if s.filter.lookup("b") == nil {
 		t.Fatal("b lost its entry when it left")
 	}
 	s.add("b", want{})
 	hot("b back", "b", true)
+	// The others come back while b is ready, and take the free slots.
+	for _, c := range fill[:filterWays-1] {
+		s.filter.leaves = leaveSample - 1
+		s.done(s.handOut()) // c leaves, noted
+		s.add(c, want{})
+		hot("back beside b", c, true)
+	}
+	// The bucket is full of items in the queue: d gets no entry.
+	d := fill[filterWays-1]
 	s.filter.leaves = leaveSample - 1
-	s.done(s.handOut()) // c leaves, noted
-	s.add(c, want{})
-	hot("c back while b is ready", c, false)
-	s.done(s.handOut()) // b leaves
+	s.done(s.handOut()) // d leaves, noted
+	s.add(d, want{})
+	hot("back while the bucket's items are queued", d, false)
+	for range filterWays {
+		s.done(s.handOut()) // b and the others leave
+	}
 	s.filter.leaves = leaveSample - 1
-	s.done(s.handOut()) // c leaves, noted
-	s.add(c, want{})
-	hot("c back once b left", c, true)
+	s.done(s.handOut()) // d leaves, noted
+	s.filter.burst = 0
+	s.add(d, want{})
+	hot("back once they left", d, true)
+	if s.filter.burst != 0 {
+		t.Fatalf("burst = %d after a come-back to the slot of an item that left; want 0", s.filter.burst)
+	}
 	if s.filter.lookup("b") != nil {
-		t.Fatal("b kept an entry that c took")
+		t.Fatal("b kept an entry that d took")
+	}
+	for _, c := range fill[:filterWays-1] {
+		if s.filter.lookup(c) == nil {
+			t.Fatalf("%s lost its entry, although d took b's", c)
+		}
 	}
 }
 
-// sameIndex returns the first of prefix0, prefix1, ... that has item's
-// index in f's table.
-func sameIndex(f *filter[string], item, prefix string) string {
-	for i := 0; ; i++ {
-		if other := fmt.Sprint(prefix, i); f.index(other) == f.index(item) {
-			return other
+// TestStateFilterBurst checks that an item that comes back to an empty
+// slot makes the next leaveSample departures noted, one in leaveSample
+// otherwise.
+func TestStateFilterBurst(t *testing.T) {
+	s := newTestState[string]()
+	cycle := func(item string) {
+		t.Helper()
+		s.add(item, want{})
+		if got := s.handOut(); got != item {
+			t.Fatalf("handed out %q; want %q", got, item)
+		}
+		s.done(item)
+		s.verify(t)
+	}
+	// The first departure is not noted: a comes back without an entry,
+	// and so on until the counter notes one.
+	for i := 1; i < leaveSample; i++ {
+		cycle("a")
+		if s.items["a"].hot() || s.filter.lookup("a") != nil {
+			t.Fatalf("a has an entry after %d departures; want none before %d", i, leaveSample)
 		}
 	}
+	cycle("a") // noted
+	s.add("a", want{})
+	if !s.items["a"].hot() {
+		t.Fatalf("a has no entry after %d departures", leaveSample)
+	}
+	s.done(s.handOut())
+	if s.filter.burst != leaveSample {
+		t.Fatalf("burst = %d after a come-back to an empty slot; want %d", s.filter.burst, leaveSample)
+	}
+	// Within the burst, every departure is noted: b gets an entry on its
+	// first return.
+	cycle("b")
+	s.add("b", want{})
+	if !s.items["b"].hot() {
+		t.Fatal("b has no entry on its first return within the burst")
+	}
+	s.done(s.handOut())
+}
+
+// sameBucket returns the first n of prefix0, prefix1, ... that have
+// item's bucket in f's table.
+func sameBucket(f *filter[string], item, prefix string, n int) []string {
+	var same []string
+	for i := 0; len(same) < n; i++ {
+		if other := fmt.Sprint(prefix, i); f.bucket(other) == f.bucket(item) {
+			same = append(same, other)
+		}
+	}
+	return same
 }
 
 // TestStateFilterCustomStorage checks that a custom Storage gets no filter:
