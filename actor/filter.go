@@ -10,7 +10,8 @@ import (
 // to be handed out, or is being processed and already marked to run again.
 // That is what a de-duplication storm (many producers re-adding a few hot
 // keys) is made of, and it is the one case where a mutex queue's caller
-// beats a channel send: the lookup is a hash and two atomic loads.
+// beats a channel send: the lookup is a hash and a few atomic loads
+// from one cache line.
 //
 // The owner gives an item an entry once it has seen an Add of it that was
 // a duplicate, or an Add of it soon after it left the queue (comeBack: a
