@@ -93,11 +93,19 @@ func (s *state[T]) verifyFilter(t *testing.T) {
 		return
 	}
 	entries := 0
+	seen := make(map[T]bool)
 	for i := range tab {
 		e := tab[i].Load()
 		if e == nil {
 			continue
 		}
+		if b := s.filter.bucket(e.item); uint64(i) < b || uint64(i) >= b+filterWays {
+			t.Fatalf("item %v: entry at slot %d, outside its bucket at %d", e.item, i, b)
+		}
+		if seen[e.item] {
+			t.Fatalf("item %v: two entries", e.item)
+		}
+		seen[e.item] = true
 		en, ok := s.items[e.item]
 		if !ok {
 			if e.noop.Load() {
@@ -667,13 +675,32 @@ func (s *touchStorage) Pop() int {
 // goroutine and lane consumers would, with few items so that duplicates
 // abound, and checks every invariant (the filter's included) after each.
 func TestStateFilterRandom(t *testing.T) {
+	t.Run("spread", func(t *testing.T) {
+		testStateFilterRandom(t, func(*filter[int]) []int { return []int{0, 1, 2, 3, 4, 5} })
+	})
+	// More keys than a bucket has slots: entries evict each other.
+	t.Run("one bucket", func(t *testing.T) {
+		testStateFilterRandom(t, func(f *filter[int]) []int {
+			var keys []int
+			for k := 0; len(keys) < filterWays+2; k++ {
+				if f.bucket(k) == f.bucket(0) {
+					keys = append(keys, k)
+				}
+			}
+			return keys
+		})
+	})
+}
+
+func testStateFilterRandom(t *testing.T, keysOf func(*filter[int]) []int) {
 	r := rand.New(rand.NewPCG(1, 2))
 	s := newTestState[int]()
+	keys := keysOf(s.filter)
 	var offered []*slot[int] // in the lane, not yet claimed
 	var processing []int
 	now := int64(0)
 	for step := range 20_000 {
-		k := r.IntN(6)
+		k := keys[r.IntN(len(keys))]
 		switch op := r.IntN(10); {
 		case op < 4:
 			s.add(k, want{})
