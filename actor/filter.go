@@ -69,8 +69,12 @@ import (
 // item, a storm of 1,000 keys left a fifth of them without an entry, each
 // of them an Add that waits for the owner). One more item evicts one of
 // them, which costs only filtering: an entry whose item left the queue
-// goes first, and a come-back evicts only such an entry. An evicted entry
-// has its flag cleared and its item loses its entry. An item that
+// goes first, and a come-back evicts only such an entry, and only once its
+// item has been idle for idleEvict departures (so that a queue cycling
+// more keys than the table holds does not allocate an entry per come-back,
+// while a table that keys which stopped coming back filled is open to new
+// ones). An evicted entry has its flag cleared and its item loses its
+// entry. An item that
 // leaves the queue keeps its entry, with the flag false (the absent state
 // is not noop), so that a hot key that comes back is filtered again at
 // once; the table therefore keeps up to filterSize items alive that the
@@ -90,6 +94,7 @@ type hotEntry[T comparable] struct {
 	item T           // written before the entry is published, never after
 	noop atomic.Bool // an Add of item would change nothing
 	sent atomic.Bool // an Add of item is in the inbox
+	used uint64      // owner only: the filter's clock when item last came back or left
 }
 
 // filter is the table of hot entries. Callers read it; only the owner
@@ -104,7 +109,14 @@ type filter[T comparable] struct {
 	left   *[filterSize]uint64
 	leaves uint32
 	burst  uint32
+	// clock counts departures (of every item), the time by which an
+	// entry's idleness is told. Owner only.
+	clock uint64
 }
+
+// idleEvict is how many departures an entry's item must have been idle
+// for (neither back nor leaving) before a come-back may take its slot.
+const idleEvict = 4 * filterSize
 
 // leaveSample is how many departures of items without an entry make one
 // that [filter.leave] notes. Noting costs a hash per item, which a queue
@@ -153,21 +165,35 @@ func find[T comparable](t *[filterSize]atomic.Pointer[hotEntry[T]], b uint64, it
 	return nil
 }
 
-// room returns the slot of the bucket at b of t that a new entry may take
-// without evicting an item still in the queue (empty, or its item gone),
-// or -1, and whether that slot is empty.
-func room[T comparable](t *[filterSize]atomic.Pointer[hotEntry[T]], b uint64, gone func(T) bool) (int, bool) {
+// room returns the slot of the bucket at b that a new entry may take
+// without evicting an item still in the queue (empty, or its item gone
+// and used at or before idle on the clock), or -1, and whether that slot
+// is empty.
+func (f *filter[T]) room(b uint64, gone func(T) bool, idle uint64) (int, bool) {
+	t := f.table.Load()
 	gb := -1
 	for i := b; i < b+filterWays; i++ {
 		e := t[i].Load()
 		if e == nil {
 			return int(i), true
 		}
-		if gb < 0 && gone(e.item) {
+		if gb < 0 && e.used <= idle && gone(e.item) {
 			gb = int(i)
 		}
 	}
 	return gb, false
+}
+
+// depart records that item left the queue: its entry, if hot, stays with
+// the flag false; else the departure may be noted (leave). Owner only.
+func (f *filter[T]) depart(item T, hot bool) {
+	f.clock++
+	if !hot {
+		f.leave(item)
+	} else if e := f.lookup(item); e != nil {
+		e.noop.Store(false)
+		e.used = f.clock
+	}
 }
 
 // leave notes that item, which has no entry, left the queue. Owner only.
@@ -198,8 +224,11 @@ func (f *filter[T]) comeBack(item T, gone func(T) bool) (hot bool, evicted T, ok
 	}
 	h := maphash.Comparable(f.seed, item)
 	b := h & (filterSize - filterWays)
-	if t != nil && find(t, b, item) != nil {
-		return true, evicted, false
+	if t != nil {
+		if e := find(t, b, item); e != nil {
+			e.used = f.clock
+			return true, evicted, false
+		}
 	}
 	i := h & (filterSize - 1)
 	if f.left == nil || f.left[i] != h|1 {
@@ -207,7 +236,7 @@ func (f *filter[T]) comeBack(item T, gone func(T) bool) (hot bool, evicted T, ok
 	}
 	slot, empty := int(b), true
 	if t != nil {
-		if slot, empty = room(t, b, gone); slot < 0 {
+		if slot, empty = f.room(b, gone, f.clock-min(f.clock, idleEvict)); slot < 0 {
 			return false, evicted, false
 		}
 	}
@@ -245,8 +274,8 @@ func (f *filter[T]) flag(item T, noop bool) {
 
 // insert gives item an entry, with its flag false, unless it has one, and
 // returns the item whose entry it evicted, if any: an empty slot of its
-// bucket goes first, then one whose item is gone (see comeBack), then the
-// last. Owner only.
+// bucket goes first, then one whose item is gone (however recently), then
+// the last. Owner only.
 func (f *filter[T]) insert(item T, gone func(T) bool) (evicted T, ok bool) {
 	b := f.bucket(item)
 	slot := int(b)
@@ -254,7 +283,7 @@ func (f *filter[T]) insert(item T, gone func(T) bool) (evicted T, ok bool) {
 		if find(t, b, item) != nil {
 			return evicted, false
 		}
-		if slot, _ = room(t, b, gone); slot < 0 {
+		if slot, _ = f.room(b, gone, f.clock); slot < 0 {
 			slot = int(b + filterWays - 1)
 		}
 	}
@@ -274,7 +303,7 @@ func (f *filter[T]) put(slot int, item T) (evicted T, ok bool) {
 		old.noop.Store(false)
 		evicted, ok = old.item, true
 	}
-	p.Store(&hotEntry[T]{item: item})
+	p.Store(&hotEntry[T]{item: item, used: f.clock})
 	return evicted, ok
 }
 

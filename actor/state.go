@@ -241,10 +241,8 @@ func (s *state[T]) set(item T, e entry, st itemState) entry {
 		s.ndirty--
 	}
 	if st == absent {
-		if e.hot() {
-			s.filter.flag(item, false) // the entry stays: see filter.go
-		} else if s.filter != nil {
-			s.filter.leave(item)
+		if s.filter != nil {
+			s.filter.depart(item, e.hot()) // an entry stays: see filter.go
 		}
 		if s.keys != nil {
 			delete(s.keys, item)

@@ -506,7 +506,8 @@ func TestStateFilter(t *testing.T) {
 
 // TestStateFilterComeBack checks that an item gets a filter entry when it
 // comes back soon after it left the queue (its departure noted), and that
-// it takes the place of an entry only if that entry's item left too.
+// it takes the place of an entry only if that entry's item left too, and
+// has been idle for idleEvict departures.
 func TestStateFilterComeBack(t *testing.T) {
 	s := newTestState[string]()
 	depart := func(item string, noted bool) {
@@ -571,9 +572,14 @@ func TestStateFilterComeBack(t *testing.T) {
 	}
 	s.filter.leaves = leaveSample - 1
 	s.done(s.handOut()) // d leaves, noted
+	s.add(d, want{})
+	hot("back soon after they left", d, false) // their entries are not idle yet
+	s.filter.leaves = leaveSample - 1
+	s.done(s.handOut()) // d leaves, noted
+	s.filter.clock += idleEvict
 	s.filter.burst = 0
 	s.add(d, want{})
-	hot("back once they left", d, true)
+	hot("back once they were idle", d, true)
 	if s.filter.burst != 0 {
 		t.Fatalf("burst = %d after a come-back to the slot of an item that left; want 0", s.filter.burst)
 	}
