@@ -634,6 +634,28 @@ func TestStateFilterBurst(t *testing.T) {
 	s.done(s.handOut())
 }
 
+// TestStateFilterCycleAllocs checks that a queue cycling through more keys
+// than the filter's table holds allocates nothing per item once warm: a
+// come-back evicts only an entry whose item has been idle for idleEvict
+// departures, and these come back sooner.
+func TestStateFilterCycleAllocs(t *testing.T) {
+	const keys = 2 * filterSize
+	s := newTestState[int]()
+	k := 0
+	cycle := func(n int) {
+		for range n {
+			s.add(k, want{})
+			s.done(s.handOut())
+			k = (k + 1) % keys
+		}
+	}
+	cycle(20 * keys)
+	s.verify(t)
+	if n := testing.AllocsPerRun(20, func() { cycle(1000) }); n != 0 {
+		t.Fatalf("%v allocations per 1,000 items; want 0", n)
+	}
+}
+
 // sameBucket returns the first n of prefix0, prefix1, ... that have
 // item's bucket in f's table.
 func sameBucket(f *filter[string], item, prefix string, n int) []string {
