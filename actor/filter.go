@@ -42,12 +42,14 @@ import (
 // request, and the others, until the owner has applied it, would change
 // nothing after it. The rule is
 //
-//	sent is true only while an Add of the item that set it is in the inbox.
+//	sent is true only while an Add of the item that set it is in the inbox,
+//	or once the entry is dead (evicted), whose flags nobody trusts.
 //
 // A sender sets it by compare-and-swap once its request has its place in
 // the order of requests (a ticket, or a fence for the spill) and before
 // the owner can take it; the owner clears it after applying that Add
-// (an opAddHot request). Every request a caller makes after it found
+// (an opAddHot request), through the table, which no longer holds an
+// evicted entry: hence the second half of the rule (see filter.put). Every request a caller makes after it found
 // sent true comes later in the order than that Add, so a caller that
 // skips its own Add on sent sees it applied by its next call, as if the
 // owner had applied its own as a duplicate right after the first. After
@@ -94,6 +96,7 @@ type hotEntry[T comparable] struct {
 	item T           // written before the entry is published, never after
 	noop atomic.Bool // an Add of item would change nothing
 	sent atomic.Bool // an Add of item is in the inbox
+	dead atomic.Bool // evicted: its flags may be stale (see filter.put)
 	used uint64      // owner only: the filter's clock when item last came back or left
 }
 
@@ -147,7 +150,13 @@ func (f *filter[T]) skip(item T) (*hotEntry[T], bool) {
 	if e == nil {
 		return nil, false
 	}
-	return e, e.noop.Load() || e.sent.Load()
+	if !e.noop.Load() && !e.sent.Load() {
+		return e, false
+	}
+	if e.dead.Load() { // read last: flags read before the eviction were true then
+		return nil, false
+	}
+	return e, true
 }
 
 // bucket returns the index of the first of item's slots.
@@ -292,6 +301,14 @@ func (f *filter[T]) insert(item T, gone func(T) bool) (evicted T, ok bool) {
 
 // put gives item an entry at slot, evicting whatever entry is there, and
 // returns the item whose entry it evicted, if any. Owner only.
+//
+// An evicted entry is marked dead before it leaves the table. Callers that
+// looked it up before may still hold it, and its sent flag may never
+// clear: the owner clears sent through the table (unsend), so an Add that
+// set it and is applied after the eviction leaves it set. A dead entry's
+// flags therefore mean nothing: skip ignores them, and an Add holding a
+// dead entry whose sent flag it cannot set goes in as a plain Add instead
+// of being dropped (mailbox.spillHot).
 func (f *filter[T]) put(slot int, item T) (evicted T, ok bool) {
 	t := f.table.Load()
 	if t == nil {
@@ -300,6 +317,7 @@ func (f *filter[T]) put(slot int, item T) (evicted T, ok bool) {
 	}
 	p := &t[slot]
 	if old := p.Load(); old != nil {
+		old.dead.Store(true)
 		old.noop.Store(false)
 		evicted, ok = old.item, true
 	}

@@ -192,11 +192,16 @@ func (m *mailbox[T]) put(r request[T], hot *hotEntry[T], done <-chan struct{}) b
 // sets the entry's sent flag once it has its place in the order; else
 // another Add of the item is in the inbox, before it, and it would change
 // nothing after that one, so it is dropped (filter.go). Such Adds need no
-// bound: an entry has at most one in the inbox.
+// bound: an entry has at most one in the inbox. An entry evicted since the
+// caller looked it up (dead, checked after the flag) may keep its flag
+// set after that Add was applied, so r then spills as a plain Add.
 func (m *mailbox[T]) spillHot(r request[T], hot *hotEntry[T]) {
 	p := m.place(r)
-	if hot.sent.CompareAndSwap(false, true) {
+	switch {
+	case hot.sent.CompareAndSwap(false, true):
 		p.r.op = opAddHot
+		m.spillOver(p)
+	case hot.dead.Load():
 		m.spillOver(p)
 	}
 }

@@ -336,6 +336,74 @@ func TestMailboxHotAdd(t *testing.T) {
 	}
 }
 
+// TestMailboxHotAddEvicted checks an Add that holds a filter entry evicted
+// since its caller looked it up: the owner clears sent through the table,
+// so the flag of an evicted entry whose Add is applied afterwards stays
+// set. skip must not trust such an entry, and an Add holding it that finds
+// the flag set must go in, not be dropped, or it would be lost.
+func TestMailboxHotAddEvicted(t *testing.T) {
+	f := newFilter[int]()
+	gone := func(int) bool { return true } // 7 too: its Add is not applied yet
+	f.insert(7, gone)
+	e := f.lookup(7)
+	m := newMailbox[int](make(chan struct{}, 1))
+	done := make(chan struct{})
+	if !m.put(request[int]{op: opAdd, item: 7}, e, done) || !e.sent.Load() {
+		t.Fatal("the first Add did not set sent")
+	}
+	// Items of 7's bucket fill it, and one more evicts 7's entry.
+	for k := 8; f.lookup(7) != nil; k++ {
+		if f.bucket(k) == f.bucket(7) {
+			f.insert(k, gone)
+		}
+	}
+	if !e.dead.Load() {
+		t.Fatal("the evicted entry is not dead")
+	}
+	// The owner applies the Add; its unsend no longer reaches e.
+	if r, ok := m.take(); !ok || r.op != opAddHot || r.item != 7 {
+		t.Fatalf("took %v, op %d, item %d; want the hot Add of 7", ok, r.op, r.item)
+	}
+	f.unsend(7)
+	if !e.sent.Load() {
+		t.Fatal("sent was cleared: the test needs it stale")
+	}
+	// A caller that loaded e from the table before the eviction: skip
+	// reads the flags, then dead.
+	b := f.bucket(7)
+	t0 := f.table.Load()
+	saved := t0[b].Load()
+	t0[b].Store(e)
+	if got, skip := f.skip(7); got != nil || skip {
+		t.Fatalf("skip(7) with a dead entry = %p, %v; want nil, false", got, skip)
+	}
+	t0[b].Store(saved)
+	// An Add holding e that finds the adds' share full spills as a plain
+	// Add: an Add of 7 now must reach the owner.
+	m.settle()
+	for i := range inboxSize {
+		if !m.tryPut(request[int]{op: opAdd, item: 100 + i}, nil) {
+			t.Fatalf("add %d: no room", i)
+		}
+	}
+	if !m.put(request[int]{op: opAdd, item: 7}, e, done) {
+		t.Fatal("put returned false")
+	}
+	var got []string
+	for {
+		r, ok := m.take()
+		if !ok {
+			break
+		}
+		if r.item < 100 {
+			got = append(got, fmt.Sprintf("op %d item %d", r.op, r.item))
+		}
+	}
+	if want := []string{fmt.Sprintf("op %d item 7", opAdd)}; !slices.Equal(got, want) {
+		t.Fatalf("requests of item 7: %q; want %q", got, want)
+	}
+}
+
 // TestQueueHotAddClearsSent checks, on a running queue, that the owner
 // clears an entry's sent flag once it has applied the Add that set it: a
 // caller's Len after its Add sees both the Add applied (the item dirty,
