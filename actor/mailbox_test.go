@@ -298,11 +298,7 @@ func TestMailboxHotAdd(t *testing.T) {
 	// The adds' share full: the Add spills rather than wait (the test
 	// would hang if it waited, since nobody takes meanwhile).
 	m.settle() // the two Adds taken above
-	for i := range inboxSize {
-		if !m.tryPut(request[int]{op: opAdd, item: 100 + i}, nil) {
-			t.Fatalf("add %d: no room", i)
-		}
-	}
+	fillAdds(t, m)
 	if !m.put(request[int]{op: opAdd, item: 7}, e, done) {
 		t.Fatal("put returned false")
 	}
@@ -317,16 +313,7 @@ func TestMailboxHotAdd(t *testing.T) {
 	if !m.put(request[int]{op: opDone, item: 7}, nil, done) {
 		t.Fatal("put of a Done returned false")
 	}
-	var got []string
-	for {
-		r, ok := m.take()
-		if !ok {
-			break
-		}
-		if r.item < 100 {
-			got = append(got, fmt.Sprintf("op %d item %d", r.op, r.item))
-		}
-	}
+	got := takeBelow100(m)
 	want := []string{
 		fmt.Sprintf("op %d item 7", opAddHot),
 		fmt.Sprintf("op %d item 7", opDone),
@@ -381,26 +368,38 @@ func TestMailboxHotAddEvicted(t *testing.T) {
 	// An Add holding e that finds the adds' share full spills as a plain
 	// Add: an Add of 7 now must reach the owner.
 	m.settle()
+	fillAdds(t, m)
+	if !m.put(request[int]{op: opAdd, item: 7}, e, done) {
+		t.Fatal("put returned false")
+	}
+	got := takeBelow100(m)
+	if want := []string{fmt.Sprintf("op %d item 7", opAdd)}; !slices.Equal(got, want) {
+		t.Fatalf("requests of item 7: %q; want %q", got, want)
+	}
+}
+
+// fillAdds fills the adds' share of m's ring with Adds of items 100 and up.
+func fillAdds(t *testing.T, m *mailbox[int]) {
+	t.Helper()
 	for i := range inboxSize {
 		if !m.tryPut(request[int]{op: opAdd, item: 100 + i}, nil) {
 			t.Fatalf("add %d: no room", i)
 		}
 	}
-	if !m.put(request[int]{op: opAdd, item: 7}, e, done) {
-		t.Fatal("put returned false")
-	}
+}
+
+// takeBelow100 takes every request from m and describes, in order, those
+// of items below 100 (the others filled the ring: see fillAdds).
+func takeBelow100(m *mailbox[int]) []string {
 	var got []string
 	for {
 		r, ok := m.take()
 		if !ok {
-			break
+			return got
 		}
 		if r.item < 100 {
 			got = append(got, fmt.Sprintf("op %d item %d", r.op, r.item))
 		}
-	}
-	if want := []string{fmt.Sprintf("op %d item 7", opAdd)}; !slices.Equal(got, want) {
-		t.Fatalf("requests of item 7: %q; want %q", got, want)
 	}
 }
 
