@@ -71,12 +71,12 @@ import (
 // item, a storm of 1,000 keys left a fifth of them without an entry, each
 // of them an Add that waits for the owner). One more item evicts one of
 // them, which costs only filtering: an entry whose item left the queue
-// goes first, and a come-back evicts only such an entry, and only once its
-// item has been idle for idleEvict departures (so that a queue cycling
-// more keys than the table holds does not allocate an entry per come-back,
-// while a table that keys which stopped coming back filled is open to new
-// ones). An evicted entry has its flag cleared and its item loses its
-// entry. An item that
+// goes first. A come-back evicts only such an entry, and only once its
+// item has been idle for idleEvict departures, so that a queue cycling
+// through more keys than the table holds does not allocate an entry per
+// come-back, while entries of keys that stopped coming back still make
+// room for new ones. An evicted entry is marked dead, has its noop flag
+// cleared, and its item loses its entry (see filter.put). An item that
 // leaves the queue keeps its entry, with the flag false (the absent state
 // is not noop), so that a hot key that comes back is filtered again at
 // once; the table therefore keeps up to filterSize items alive that the
@@ -128,9 +128,10 @@ const idleEvict = 4 * filterSize
 // slot makes the next leaveSample departures noted too (burst), so a storm
 // over many keys has them all noted within a few rounds of departures
 // rather than after about leaveSample departures of each. Once the table
-// is full, a come-back only takes the slot of an item that left, and
-// allocates its entry; so then, as in a controller that re-adds more keys
-// than the table holds, only one departure in leaveSample is noted.
+// is full, a come-back only takes the slot of an item that left long ago
+// (idleEvict), and allocates its entry; so then, as in a controller that
+// re-adds more keys than the table holds, only one departure in
+// leaveSample is noted.
 const leaveSample = 8
 
 func newFilter[T comparable]() *filter[T] {
