@@ -58,7 +58,9 @@ import (
 //
 // An Add that sets sent never waits for room in the inbox: it spills, as
 // AddWithOpts does (mailbox.go). Such Adds need no other bound, since an
-// entry has at most one in the inbox. A producer re-adding hot items thus
+// entry has at most one in the inbox (an Add holding an entry evicted since
+// its lookup spills as a plain Add, at most one per caller that looked it
+// up before: see filter.put). A producer re-adding hot items thus
 // runs on without the owner, as a mutex queue's would, while its Adds find
 // the items already added.
 //
@@ -226,36 +228,36 @@ func (f *filter[T]) leave(item T) {
 // keys when consumers keep up. It takes only an empty slot or one whose
 // item has left the queue too (gone reports whether it has), so that such
 // items, when they share a bucket, do not keep evicting each other's
-// entries. It returns the item whose entry it evicted, if any. Owner only.
-func (f *filter[T]) comeBack(item T, gone func(T) bool) (hot bool, evicted T, ok bool) {
+// entries; so no item the queue knows loses its entry. Owner only.
+func (f *filter[T]) comeBack(item T, gone func(T) bool) bool {
 	t := f.table.Load()
 	if t == nil && f.left == nil {
-		return false, evicted, false
+		return false
 	}
 	h := maphash.Comparable(f.seed, item)
 	b := h & (filterSize - filterWays)
 	if t != nil {
 		if e := find(t, b, item); e != nil {
 			e.used = f.clock
-			return true, evicted, false
+			return true
 		}
 	}
 	i := h & (filterSize - 1)
 	if f.left == nil || f.left[i] != h|1 {
-		return false, evicted, false
+		return false
 	}
 	slot, empty := int(b), true
 	if t != nil {
 		if slot, empty = f.room(b, gone, f.clock-min(f.clock, idleEvict)); slot < 0 {
-			return false, evicted, false
+			return false
 		}
 	}
 	f.left[i] = 0
 	if empty {
 		f.burst = min(f.burst+leaveSample, filterSize)
 	}
-	evicted, ok = f.put(slot, item)
-	return true, evicted, ok
+	f.put(slot, item)
+	return true
 }
 
 // lookup returns item's entry, or nil. Owner only.
@@ -329,5 +331,5 @@ func (f *filter[T]) put(slot int, item T) (evicted T, ok bool) {
 // has reports whether item has an entry. It costs nothing until the table
 // exists. Owner only; f may be nil.
 func (f *filter[T]) has(item T) bool {
-	return f != nil && f.table.Load() != nil && f.lookup(item) != nil
+	return f != nil && f.lookup(item) != nil
 }

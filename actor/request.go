@@ -35,8 +35,8 @@ func (o op) isAdd() bool { return o <= opAddList }
 // inbox: AddWithOpts, which adds a list in one message, like
 // controller-runtime's buffered adds. When the ring is full they go to the
 // mailbox's spill, which has no bound; every other request waits, but for
-// an Add that sets its filter entry's sent flag, which spills too and
-// needs no bound (mailbox.spillHot).
+// an Add that carries its item's filter entry, which spills too and needs
+// no bound (mailbox.spillHot).
 func (o op) spills() bool { return o == opAddList }
 
 // request is a message to the owner goroutine.

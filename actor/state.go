@@ -256,7 +256,7 @@ func (s *state[T]) set(item T, e entry, st itemState) entry {
 	if st == processingDirty {
 		s.ndirty++
 	}
-	if e == 0 && s.filter != nil && s.comeBack(item) {
+	if e == 0 && s.filter != nil && s.filter.comeBack(item, s.gone) {
 		e |= hotBit // an item that was hot before it left the queue, or came back soon
 	}
 	if st != processing && s.lane.ch != nil {
@@ -723,39 +723,23 @@ func (s *state[T]) dropDelays() {
 	s.m.setDelayed(0)
 }
 
-// comeBack reports whether item, which the queue does not know, has a
-// filter entry, giving it one if it left the queue a short while ago (see
-// filter.comeBack).
-func (s *state[T]) comeBack(item T) bool {
-	hot, evicted, ok := s.filter.comeBack(item, s.gone)
-	if ok {
-		s.dropHot(evicted)
-	}
-	return hot
-}
-
 // gone reports whether the queue does not know item.
 func (s *state[T]) gone(item T) bool {
 	_, known := s.items[item]
 	return !known
 }
 
-// dropHot clears the hot bit of evicted, whose filter entry another item
-// took.
-func (s *state[T]) dropHot(evicted T) {
-	if ee, known := s.items[evicted]; known {
-		s.items[evicted] = ee &^ hotBit
-	}
-}
-
 // markHot gives item a filter entry once an Add of it was found to be a
-// duplicate (see filter.go). A queue with a custom Storage has no filter.
+// duplicate (see filter.go), and clears the hot bit of the item whose
+// entry it took, if any. A queue with a custom Storage has no filter.
 func (s *state[T]) markHot(item T, e entry) {
 	if e.hot() || s.filter == nil {
 		return
 	}
 	if evicted, ok := s.filter.insert(item, s.gone); ok {
-		s.dropHot(evicted)
+		if ee, known := s.items[evicted]; known {
+			s.items[evicted] = ee &^ hotBit
+		}
 	}
 	s.set(item, e|hotBit, e.state())
 }
