@@ -137,6 +137,7 @@ type slots[T comparable] struct {
 	all      []*slot[T]    // by index
 	free     []uint32      // indices of unused slots
 	inUse    int           // slots offered, or claimed and not yet seen
+	back     []*slot[T]    // scratch for reclaimLane
 	last     place         // the place of the item offered last,
 	hasLast  bool          // since the lane was last taken back
 	round    uint32        // counts the times the lane was taken back
@@ -344,13 +345,14 @@ func (s *state[T]) reclaimLane() {
 	if s.lane.ch == nil {
 		return
 	}
-	var back []*slot[T]
+	back := s.lane.back[:0]
 	for {
 		select {
 		case sl := <-s.lane.ch:
 			back = append(back, sl)
 		default:
 			s.takeBack(back)
+			s.lane.back = back // its array, for the next time: no allocation per reclaim
 			s.lane.hasLast = false
 			s.lane.round++
 			return

@@ -509,14 +509,26 @@ func (s *state[T]) next() (item T, e entry, p place, ok bool) {
 		return item, readyEntry, p, true
 	}
 	item, p = s.order.pop()
-	return item, s.items[item], p, true
+	if _, ok := s.order.(*prioOrder[T]); !ok { // a custom Storage: no places
+		return item, s.items[item], p, true
+	}
+	e = readyEntry.withPrio(p.prio)
+	if int(int32(p.prio)) != p.prio {
+		e |= wideBit
+	}
+	if s.filter.has(item) {
+		e |= hotBit
+	}
+	return item, e, p, true
 }
 
-// readyEntry is the entry of every ready item while the order is the
-// default one (all at priority 0), but for the hot bit, which says whether
-// the item has a filter entry: next returns it without reading the item
-// map, which leaves the map one access per hand-out (the write that
-// offers or hands out the item). The state tests check it (verify).
+// readyEntry is the entry of every ready item in the default order (all at
+// priority 0), but for the hot bit, which says whether the item has a
+// filter entry; in a priority order, the entry of a ready item also holds
+// the priority of its place (with wideBit if it does not fit). next builds
+// it instead of reading the item map, which leaves the map one access per
+// hand-out (the write that offers or hands out the item). The state tests
+// check it (verify).
 const readyEntry = entry(ready)
 
 // nextPrio returns the priority of the item next returns, which must

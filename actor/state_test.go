@@ -40,6 +40,9 @@ func (s *state[T]) verify(t *testing.T) {
 		if want := readyEntry | e&hotBit; e.state() == ready && s.fifo != nil && e != want {
 			t.Fatalf("item %v: ready in the default order with entry %#x; want %#x (next relies on it)", item, e, want)
 		}
+		if want := readyEntry.withPrio(e.prio()) | e&(hotBit|wideBit); e.state() == ready && e != want {
+			t.Fatalf("item %v: ready with entry %#x; want %#x (next relies on it)", item, e, want)
+		}
 		if e.state() != offered && e.slot() != 0 {
 			t.Fatalf("item %v: %v with a slot index", item, e.state())
 		}
@@ -78,6 +81,50 @@ func (s *state[T]) verify(t *testing.T) {
 		t.Fatalf("%d live heap entries for %d delayed items", live, ndelayed)
 	}
 	s.verifyFilter(t)
+	if o, ok := s.order.(*prioOrder[T]); ok {
+		s.verifyPrioOrder(t, o)
+	}
+}
+
+// verifyPrioOrder checks that every live entry of a priority order is of
+// a ready item, in the band of the item's priority: next builds the
+// entry of the item it pops from the band's priority.
+func (s *state[T]) verifyPrioOrder(t *testing.T, o *prioOrder[T]) {
+	t.Helper()
+	live := 0
+	var walk func(prio int, n *node[T])
+	walk = func(prio int, n *node[T]) {
+		for _, c := range n.children {
+			walk(prio, c)
+		}
+		count := make(map[T]int)
+		for i := range n.fifo.len() {
+			count[n.fifo.at(i).item]++
+		}
+		for _, e := range n.late {
+			count[e.item]++
+		}
+		for item, c := range count {
+			switch c -= o.dead[deadKey[T]{item: item, leaf: n}]; c {
+			case 0:
+				continue
+			case 1:
+			default:
+				t.Fatalf("item %v: %d live entries in one leaf", item, c)
+			}
+			live++
+			e := s.items[item]
+			if e.state() != ready || s.prioOf(item, e) != prio {
+				t.Fatalf("item %v: live in band %d while %v at priority %d", item, prio, e.state(), s.prioOf(item, e))
+			}
+		}
+	}
+	for prio, b := range o.bands {
+		walk(prio, &b.root)
+	}
+	if live != o.n {
+		t.Fatalf("%d live entries in the priority order; n = %d", live, o.n)
+	}
 }
 
 // verifyFilter checks the filter's rule: a published entry says noop only
@@ -785,6 +832,55 @@ func (s *state[T]) fill() int {
 		n++
 	}
 	return n
+}
+
+// TestStateLaneReclaimAllocs: taking the lane back allocates nothing once
+// its scratch array has grown (a priority order takes it back whenever an
+// item comes before those offered), and items still go first in, first
+// out within their priority through every take-back.
+func TestStateLaneReclaimAllocs(t *testing.T) {
+	s := newTestState[int]()
+	s.lane.ch, s.lane.top = make(chan *slot[int], laneSize), new(topPrio)
+	s.lane.top.w.Store(topWord(-1))
+	s.lane.floor = -1
+	const n = 2 * laneSize
+	for i := range n {
+		s.add(i, want{prio: -1})
+	}
+	offer := func(k int) {
+		t.Helper()
+		for len(s.lane.ch) < k {
+			sl, ok := s.offer()
+			if !ok {
+				t.Fatalf("offer() = false with %d in the lane", len(s.lane.ch))
+			}
+			s.lane.ch <- sl
+		}
+	}
+	offer(laneSize)
+	s.reclaimLane()
+	s.verify(t)
+	if got := testing.AllocsPerRun(20, func() {
+		offer(laneSize / 2)
+		s.reclaimLane()
+	}); got != 0 {
+		t.Fatalf("%v allocations per time the lane is filled and taken back; want 0", got)
+	}
+	s.verify(t)
+	want := 0
+	for len(s.lane.ch) > 0 || s.order.len() > 0 {
+		if len(s.lane.ch) == 0 {
+			offer(min(8, s.order.len()))
+			s.verify(t)
+		}
+		if got := claimed(<-s.lane.ch); got != want {
+			t.Fatalf("claimed %d; want %d (first in, first out through every take-back)", got, want)
+		}
+		want++
+	}
+	if want != n {
+		t.Fatalf("claimed %d items; want %d", want, n)
+	}
 }
 
 // TestStateLaneGiveBack: slots that Gets may not claim (an add of a higher
