@@ -11,28 +11,26 @@ func (s *state[T]) nextSeq() uint64 {
 }
 
 // enqueue puts item, ready with entry e, into the ready order at sequence
-// number seq of its priority, and notes whether it goes before the item
-// staged for the items channel.
-func (s *state[T]) enqueue(item T, e entry, seq uint64) {
+// number seq of its priority, under its fairness keys, and notes whether
+// it goes before the item staged for the items channel.
+func (s *state[T]) enqueue(item T, e entry, seq uint64, keys []string) {
 	if s.fifo != nil { // the default order: places do not matter
 		s.fifo.r.push(item)
 		return
 	}
-	p := s.placeOf(item, s.prioOf(item, e), seq)
+	p := s.placeOf(s.prioOf(item, e), seq, keys)
 	s.order.push(item, p)
 	if s.isStaged && p.prio > s.headPlace.prio {
 		s.preempt = true
 	}
 }
 
-// placeOf returns item's place at priority prio and sequence number seq.
-func (s *state[T]) placeOf(item T, prio int, seq uint64) place {
-	p := place{prio: prio, seq: seq}
+// placeOf returns the place at priority prio and sequence number seq of
+// an item with fairness keys keys.
+func (s *state[T]) placeOf(prio int, seq uint64, keys []string) place {
+	p := place{prio: prio, seq: seq, keys: keys}
 	if s.timed {
 		p.at = s.since()
-	}
-	if s.keys != nil {
-		p.keys = s.keys[item]
 	}
 	return p
 }
@@ -76,7 +74,7 @@ func (s *state[T]) usePrio() {
 	o := s.newPrioOrder()
 	for f.len() > 0 {
 		item, _ := f.pop()
-		o.push(item, s.placeOf(item, 0, s.nextSeq()))
+		o.push(item, s.placeOf(0, s.nextSeq(), nil)) // no fairness: it starts with a priority order
 	}
 	s.order, s.fifo = o, nil
 }
@@ -84,7 +82,7 @@ func (s *state[T]) usePrio() {
 // newPrioOrder makes the priority order of this queue.
 func (s *state[T]) newPrioOrder() *prioOrder[T] {
 	o := newPrioOrder[T](s.prio.bound, s.since)
-	if s.keys != nil {
+	if s.allKeys {
 		o.keysOf = func(item T) []string { return s.keys[item] }
 	}
 	return o

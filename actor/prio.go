@@ -47,7 +47,7 @@ type prioOrder[T comparable] struct {
 	peak   int                // the most keys dead held since it was last made
 	bound  int64              // the starvation bound in nanoseconds; 0 for none
 	now    func() int64
-	keysOf func(T) []string // with fairness: an item's keys
+	keysOf func(T) []string // with fairness and a bound: an item's keys (popStarving)
 	n      int
 
 	// Bands whose priority has no ready item left, kept with their
@@ -81,9 +81,11 @@ type node[T comparable] struct {
 	// A leaf: its entries in sequence order, those pushed back into the
 	// middle (an item added again while processing, whose place was fixed
 	// at the add, or one offered in the lane and given back) in a heap of
-	// their own.
+	// their own; and the keys of its items (the slice the first one came
+	// with: the items of a leaf have equal keys), which pop hands back.
 	fifo ring[orderEntry[T]]
 	late []orderEntry[T]
+	path []string
 
 	// An inner node: children by key, and those with live entries in the
 	// order of their turns.
@@ -169,17 +171,13 @@ func (o *prioOrder[T]) pop() (T, place) {
 	}
 	prio := o.prios[0]
 	b := o.bands[prio]
-	e := o.popNode(&b.root)
+	e, leaf := o.popNode(&b.root)
 	if o.bound > 0 {
 		o.kill(deadKey[T]{item: e.item, log: b})
 		o.sweepLog(b)
 	}
 	o.popped(prio)
-	var keys []string
-	if o.keysOf != nil {
-		keys = o.keysOf(e.item) // its path in the tree: keys are fixed while an item is known
-	}
-	return e.item, place{prio: prio, seq: e.seq, at: e.at, keys: keys}
+	return e.item, place{prio: prio, seq: e.seq, at: e.at, keys: leaf.path}
 }
 
 // kill counts a stale entry for k.item in k's container.
@@ -295,7 +293,7 @@ func (o *prioOrder[T]) dropBand(prio int) {
 // the turn it had).
 func (n *node[T]) leaf(keys []string, front bool) *node[T] {
 	x := n
-	for _, k := range keys {
+	for i, k := range keys {
 		if x.children == nil {
 			x.children = make(map[string]*node[T])
 			x.inner = true
@@ -303,6 +301,9 @@ func (n *node[T]) leaf(keys []string, front bool) *node[T] {
 		c := x.children[k]
 		if c == nil {
 			c = &node[T]{parent: x, key: k}
+			if i == len(keys)-1 {
+				c.path = keys
+			}
 			x.children[k] = c
 		}
 		if front {
@@ -339,11 +340,12 @@ func (o *prioOrder[T]) drop(b *band[T], item T, keys []string) {
 }
 
 // popNode takes the next live entry under n (whose count must be
-// positive): round-robin across children, sequence order within a leaf.
-func (o *prioOrder[T]) popNode(n *node[T]) orderEntry[T] {
+// positive), and returns it with its leaf: round-robin across children,
+// sequence order within a leaf.
+func (o *prioOrder[T]) popNode(n *node[T]) (orderEntry[T], *node[T]) {
 	if n.inner {
 		c := n.first
-		e := o.popNode(c)
+		e, leaf := o.popNode(c)
 		n.n--
 		n.unlink(c)
 		if c.n > 0 {
@@ -354,7 +356,7 @@ func (o *prioOrder[T]) popNode(n *node[T]) orderEntry[T] {
 		if n.n == 0 {
 			n.children = nil
 		}
-		return e
+		return e, leaf
 	}
 	for {
 		var e orderEntry[T]
@@ -368,7 +370,7 @@ func (o *prioOrder[T]) popNode(n *node[T]) orderEntry[T] {
 			if n.n == 0 {
 				o.discard(n) // the stale rest
 			}
-			return e
+			return e, n
 		}
 	}
 }

@@ -117,6 +117,7 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 		if s.prio.fair {
 			c.fairness = cfg.Fairness
 			s.keys = make(map[T][]string)
+			s.allKeys = s.timed
 		}
 		if s.requeue == RequeueAtAdd {
 			s.places = make(map[T]uint64)

@@ -54,6 +54,7 @@ const (
 	stateMask entry = 0x0f
 	hotBit    entry = 1 << 4 // the item has an entry in the filter
 	wideBit   entry = 1 << 5 // the priority does not fit: state.wide holds it
+	keysBit   entry = 1 << 6 // with fairness: state.keys holds the item's keys
 	slotShift       = 8
 	slotMask  entry = 0xffff << slotShift
 	prioShift       = 32
@@ -153,8 +154,9 @@ const shrinkFloor = 1024
 // One map holds the entry of every item the queue knows: ready, staged,
 // offered, processing and delayed alike, so one lookup answers any question
 // and de-duplication spans all of them. The deadlines of delayed items are
-// in a second map (delay.go) that only they pay for; so are, with fairness,
-// the items' keys, and with RequeueAtAdd the places of items not yet ready.
+// in a second map (delay.go) that only they pay for; so are, with
+// fairness, the keys of items that wait for something (see keep), and with
+// RequeueAtAdd the places of items not yet ready.
 type state[T comparable] struct {
 	items map[T]entry
 	peak  int // largest len(items) since the map was last rebuilt
@@ -176,7 +178,8 @@ type state[T comparable] struct {
 	places  map[T]uint64   // RequeueAtAdd: the places of delayed and dirty items
 	wide    map[T]int      // the priorities that do not fit in an entry (see prioOf)
 	dueBuf  []dueItem[T]   // RequeueAtAdd: scratch for the items due at once
-	keys    map[T][]string // with fairness: each known item's keys
+	keys    map[T][]string // with fairness: the keys of the items with keysBit (see keep)
+	allKeys bool           // with fairness and a starvation bound: every known item has keysBit
 	timed   bool           // the order needs the time each item became ready
 	prio    prioConfig     // how to make a priority order, once one is needed
 
@@ -244,7 +247,7 @@ func (s *state[T]) set(item T, e entry, st itemState) entry {
 		if s.filter != nil {
 			s.filter.depart(item, e.hot()) // an entry stays: see filter.go
 		}
-		if s.keys != nil {
+		if e&keysBit != 0 {
 			delete(s.keys, item)
 		}
 		if e&wideBit != 0 {
@@ -256,7 +259,7 @@ func (s *state[T]) set(item T, e entry, st itemState) entry {
 	if st == processingDirty {
 		s.ndirty++
 	}
-	if e == 0 && s.filter != nil && s.filter.comeBack(item, s.gone) {
+	if e.state() == absent && s.filter != nil && s.filter.comeBack(item, s.gone) { // a new item (its entry may hold a priority, keysBit)
 		e |= hotBit // an item that was hot before it left the queue, or came back soon
 	}
 	if st != processing && s.lane.ch != nil {
@@ -273,16 +276,51 @@ func (s *state[T]) set(item T, e entry, st itemState) entry {
 	return e
 }
 
-// know records what an add says of an item the queue does not know yet
-// (its keys), and returns its entry at the priority asked for.
+// know returns the entry of an item the queue does not know yet, at the
+// priority an add asks for (with its keys kept, if every item's are).
 func (s *state[T]) know(item T, w want) entry {
-	if s.keys != nil && w.keys != nil {
-		s.keys[item] = w.keys
-	}
 	if w.prio != 0 {
 		s.usePrio()
 	}
-	return s.withPrio(item, 0, w.prio)
+	e := s.withPrio(item, 0, w.prio)
+	if s.allKeys {
+		e = s.keep(item, e, w)
+	}
+	return e
+}
+
+// Fairness keys. A ready item's keys are its leaf's in the ready order
+// (prio.go), which gives them back with the item's place when it is
+// handed out, and every add carries its item's keys; so the queue keeps
+// an item's keys only while nothing else holds them for it and it will be
+// ready again without an add: added again while processing, or delayed
+// (and with a starvation bound, which finds items in the order by their
+// keys, always). An item that only comes, runs and goes costs no map
+// operation for its keys.
+
+// keep returns e with keysBit, keeping the keys w carries for item, if
+// the queue has fairness and does not keep them yet.
+func (s *state[T]) keep(item T, e entry, w want) entry {
+	if s.keys == nil || e&keysBit != 0 {
+		return e
+	}
+	s.keys[item] = w.keys
+	return e | keysBit
+}
+
+// keysOf returns the keys of item, whose entry is e, during an add that
+// carries w: those kept for it, or those w carries.
+func (s *state[T]) keysOf(item T, e entry, w want) []string {
+	if e&keysBit != 0 {
+		return s.keys[item]
+	}
+	return w.keys
+}
+
+// kept returns the keys kept for item, whose entry is e (nil without
+// fairness).
+func (s *state[T]) kept(item T, e entry) []string {
+	return s.keysOf(item, e, want{})
 }
 
 // raise gives item, whose entry is e, the priority w asks for if it is
@@ -315,7 +353,7 @@ func (s *state[T]) add(item T, w want) {
 			old := s.prioOf(item, e)
 			s.raise(item, &e, w)
 			s.m.moveDepth(old, s.prioOf(item, e))
-			s.enqueue(item, s.set(item, e.withSlot(0), ready), s.nextSeq())
+			s.enqueue(item, s.set(item, e.withSlot(0), ready), s.nextSeq(), s.keysOf(item, e, w))
 			return
 		}
 		e = s.claimSeen(item, e) // claimed before the raise could revoke it
@@ -325,12 +363,13 @@ func (s *state[T]) add(item T, w want) {
 	case absent:
 		e = s.know(item, w)
 		s.m.add(item, s.prioOf(item, e))
-		s.enqueue(item, s.set(item, e, ready), s.nextSeq())
+		s.enqueue(item, s.set(item, e, ready), s.nextSeq(), w.keys)
 	case ready:
 		if s.raise(item, &e, w) { // to the back of its new priority
-			s.order.remove(item, s.placeOf(item, old, 0))
+			keys := s.keysOf(item, e, w)
+			s.order.remove(item, s.placeOf(old, 0, keys))
 			s.m.moveDepth(old, s.prioOf(item, e))
-			s.enqueue(item, s.set(item, e, ready), s.nextSeq())
+			s.enqueue(item, s.set(item, e, ready), s.nextSeq(), keys)
 			return
 		}
 		s.order.touch(item)
@@ -348,7 +387,7 @@ func (s *state[T]) add(item T, w want) {
 		e = s.reprioritize(item, e, w) // the priority of its next run
 		s.m.add(item, s.prioOf(item, e))
 		s.setPlace(item, s.nextSeq())
-		s.set(item, e, processingDirty)
+		s.set(item, s.keep(item, e, w), processingDirty)
 	case processingDirty:
 		if s.raise(item, &e, w) { // counted in the depth since the Add that made it dirty
 			s.m.moveDepth(old, s.prioOf(item, e))
@@ -362,7 +401,7 @@ func (s *state[T]) add(item T, w want) {
 		s.delays.cancel(item)
 		s.m.setDelayed(s.delays.len())
 		s.m.add(item, s.prioOf(item, e))
-		s.enqueue(item, s.set(item, e, ready), s.placeOnAdd(item, raised))
+		s.enqueue(item, s.set(item, e, ready), s.placeOnAdd(item, raised), s.kept(item, e))
 	case processingDelayed:
 		raised := s.raise(item, &e, w)
 		s.delays.cancel(item)
@@ -389,13 +428,13 @@ func (s *state[T]) addAt(item T, at int64, w want) {
 		s.delays.set(item, at)
 		s.m.setDelayed(s.delays.len())
 		s.setPlace(item, s.nextSeq())
-		s.set(item, e, delayed)
+		s.set(item, s.keep(item, e, w), delayed)
 	case processing:
 		e = s.reprioritize(item, e, w) // the priority of its next run
 		s.delays.set(item, at)
 		s.m.setDelayed(s.delays.len())
 		s.setPlace(item, s.nextSeq())
-		s.set(item, e, processingDelayed)
+		s.set(item, s.keep(item, e, w), processingDelayed)
 	case delayed, processingDelayed:
 		s.delays.shorten(item, at)
 		if s.raise(item, &e, w) {
@@ -405,7 +444,7 @@ func (s *state[T]) addAt(item T, at int64, w want) {
 	default:
 		// Ready, staged, offered or dirty: it runs sooner anyway, at the
 		// higher of the two priorities.
-		s.add(item, want{prio: w.prio})
+		s.add(item, w)
 	}
 }
 
@@ -481,7 +520,7 @@ func (s *state[T]) isDue(item T) {
 		s.set(item, e, processingDirty)
 	} else {
 		s.takePlace(item)
-		s.enqueue(item, s.set(item, e, ready), s.nextSeq())
+		s.enqueue(item, s.set(item, e, ready), s.nextSeq(), s.kept(item, e))
 	}
 }
 
@@ -509,7 +548,9 @@ func (s *state[T]) next() (item T, e entry, p place, ok bool) {
 		return item, readyEntry, p, true
 	}
 	item, p = s.order.pop()
-	if _, ok := s.order.(*prioOrder[T]); !ok { // a custom Storage: no places
+	if _, ok := s.order.(*prioOrder[T]); !ok || s.keys != nil {
+		// A custom Storage has no places; with fairness, the item may
+		// have keysBit.
 		return item, s.items[item], p, true
 	}
 	e = readyEntry.withPrio(p.prio)
@@ -660,7 +701,7 @@ func (s *state[T]) unoffer(item T, p place) {
 	case s.fifo != nil:
 		s.fifo.r.pushFront(item)
 	case s.prioOf(item, e) != p.prio:
-		s.enqueue(item, e, s.nextSeq())
+		s.enqueue(item, e, s.nextSeq(), p.keys)
 	default:
 		s.order.push(item, p)
 	}
@@ -672,7 +713,7 @@ func (s *state[T]) unoffer(item T, p place) {
 func (s *state[T]) putBack(item T, e entry, p place) {
 	e = s.set(item, e, ready)
 	if s.prioOf(item, e) != p.prio {
-		s.enqueue(item, e, s.nextSeq())
+		s.enqueue(item, e, s.nextSeq(), p.keys)
 		return
 	}
 	s.order.pushFront(item, p)
@@ -702,7 +743,7 @@ func (s *state[T]) done(item T) {
 		if !ok {
 			seq = s.nextSeq()
 		}
-		s.enqueue(item, s.set(item, e, ready), seq)
+		s.enqueue(item, s.set(item, e, ready), seq, s.kept(item, e))
 	case processingDelayed:
 		s.finish(item)
 		s.set(item, e, delayed)

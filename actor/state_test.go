@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 // verify checks the state's invariants; it runs after every step.
@@ -40,8 +41,14 @@ func (s *state[T]) verify(t *testing.T) {
 		if want := readyEntry | e&hotBit; e.state() == ready && s.fifo != nil && e != want {
 			t.Fatalf("item %v: ready in the default order with entry %#x; want %#x (next relies on it)", item, e, want)
 		}
-		if want := readyEntry.withPrio(e.prio()) | e&(hotBit|wideBit); e.state() == ready && e != want {
+		if want := readyEntry.withPrio(e.prio()) | e&(hotBit|wideBit); e.state() == ready && s.keys == nil && e != want {
 			t.Fatalf("item %v: ready with entry %#x; want %#x (next relies on it)", item, e, want)
+		}
+		if _, ok := s.keys[item]; ok != (e&keysBit != 0) {
+			t.Fatalf("item %v: %v with keysBit %v; keys kept: %v", item, e.state(), e&keysBit != 0, ok)
+		}
+		if st := e.state(); s.keys != nil && e&keysBit == 0 && (s.allKeys || st == processingDirty || st == delayed || st == processingDelayed) {
+			t.Fatalf("item %v: %v without its keys kept", item, st)
 		}
 		if e.state() != offered && e.slot() != 0 {
 			t.Fatalf("item %v: %v with a slot index", item, e.state())
@@ -49,6 +56,11 @@ func (s *state[T]) verify(t *testing.T) {
 	}
 	if got := s.order.len(); got != nready {
 		t.Fatalf("order.len() = %d; %d items ready", got, nready)
+	}
+	for item := range s.keys {
+		if _, ok := s.items[item]; !ok {
+			t.Fatalf("item %v: keys kept for an item the queue does not know", item)
+		}
 	}
 	if nstaged != 0 != s.isStaged {
 		t.Fatalf("isStaged = %v; %d items staged", s.isStaged, nstaged)
@@ -92,10 +104,13 @@ func (s *state[T]) verify(t *testing.T) {
 func (s *state[T]) verifyPrioOrder(t *testing.T, o *prioOrder[T]) {
 	t.Helper()
 	live := 0
-	var walk func(prio int, n *node[T])
-	walk = func(prio int, n *node[T]) {
-		for _, c := range n.children {
-			walk(prio, c)
+	var walk func(prio int, n *node[T], path []string)
+	walk = func(prio int, n *node[T], path []string) {
+		for k, c := range n.children {
+			walk(prio, c, append(slices.Clip(path), k))
+		}
+		if !n.inner && n.n > 0 && !slices.Equal(n.path, path) {
+			t.Fatalf("a leaf at %q with keys %q", path, n.path)
 		}
 		count := make(map[T]int)
 		for i := range n.fifo.len() {
@@ -120,7 +135,7 @@ func (s *state[T]) verifyPrioOrder(t *testing.T, o *prioOrder[T]) {
 		}
 	}
 	for prio, b := range o.bands {
-		walk(prio, &b.root)
+		walk(prio, &b.root, nil)
 	}
 	if live != o.n {
 		t.Fatalf("%d live entries in the priority order; n = %d", live, o.n)
@@ -806,6 +821,103 @@ func testStateFilterRandom(t *testing.T, keysOf func(*filter[int]) []int) {
 	}
 	if s.filter.table.Load() == nil {
 		t.Fatal("no filter was made")
+	}
+}
+
+// prioTestState is a test state with priorities, as New makes it: with
+// or without fairness, a starvation bound (in the state's clock, which
+// the test sets through now) and the requeue rule as given.
+func prioTestState(fair bool, bound int64, requeue Requeue, now *int64) *state[int] {
+	s := newTestState[int]()
+	s.since = func() int64 { return *now }
+	s.requeue = requeue
+	s.prio = prioConfig{fair: fair, bound: time.Duration(bound)}
+	s.timed = bound > 0
+	if fair {
+		s.keys = make(map[int][]string)
+		s.allKeys = s.timed
+	}
+	if requeue == RequeueAtAdd {
+		s.places = make(map[int]uint64)
+	}
+	if fair || s.timed || requeue == RequeueAtAdd {
+		s.order, s.fifo = s.newPrioOrder(), nil
+	}
+	return s
+}
+
+// TestStatePrioRandom drives a state through random adds at random
+// priorities, delays, hand-outs, staging and taking back, and Dones,
+// with and without fairness keys (two levels) and a starvation bound,
+// with both requeue rules, and checks every invariant (the filter's, and
+// where the keys are kept, see keep) after each step, and that every item
+// handed out comes with its own keys.
+func TestStatePrioRandom(t *testing.T) {
+	for _, fair := range []bool{false, true} {
+		for _, bound := range []int64{0, 3} {
+			for _, requeue := range []Requeue{RequeueAtDone, RequeueAtAdd} {
+				t.Run(fmt.Sprintf("fair=%v/bound=%d/requeue=%d", fair, bound, requeue), func(t *testing.T) {
+					testStatePrioRandom(t, fair, bound, requeue)
+				})
+			}
+		}
+	}
+}
+
+func testStatePrioRandom(t *testing.T, fair bool, bound int64, requeue Requeue) {
+	keysOf := func(k int) []string {
+		if !fair {
+			return nil
+		}
+		return []string{fmt.Sprint("t", k%3), fmt.Sprint("n", k%2)}
+	}
+	r := rand.New(rand.NewPCG(3, uint64(bound)))
+	var now int64
+	s := prioTestState(fair, bound, requeue, &now)
+	var processing []int
+	handedOut := 0
+	for step := range 20_000 {
+		k := r.IntN(12)
+		w := want{prio: r.IntN(3) - 1, keys: keysOf(k)}
+		switch op := r.IntN(10); {
+		case op < 3:
+			s.add(k, w)
+		case op == 3:
+			s.addAt(k, now+int64(r.IntN(5)), w)
+		case op == 4:
+			now++
+			s.due(now)
+		case op == 5 && s.stage():
+			if got, want := s.headPlace.keys, keysOf(s.head); !slices.Equal(got, want) {
+				t.Fatalf("step %d: item %d staged with keys %q; want %q", step, s.head, got, want)
+			}
+			if r.IntN(3) == 0 {
+				s.unstage()
+			} else {
+				processing = append(processing, s.handOut())
+				handedOut++
+			}
+		case op == 6:
+			if item, e, p, ok := s.next(); ok {
+				if !slices.Equal(p.keys, keysOf(item)) {
+					t.Fatalf("step %d: item %d handed out with keys %q; want %q", step, item, p.keys, keysOf(item))
+				}
+				s.start(item, e)
+				processing = append(processing, item)
+				handedOut++
+			}
+		case op >= 7 && len(processing) > 0:
+			i := r.IntN(len(processing))
+			s.done(processing[i])
+			processing = slices.Delete(processing, i, i+1)
+		}
+		s.verify(t)
+		if t.Failed() {
+			t.Fatalf("step %d", step)
+		}
+	}
+	if handedOut < 2000 {
+		t.Fatalf("%d items handed out in 20,000 steps; want at least 2,000", handedOut)
 	}
 }
 
