@@ -810,14 +810,9 @@ func testStateFilterRandom(t *testing.T, keysOf func(*filter[int]) []int) {
 			offered = offered[1:]
 			processing = append(processing, claimed(sl))
 		case op == 9 && len(processing) > 0:
-			i := r.IntN(len(processing))
-			s.done(processing[i])
-			processing = slices.Delete(processing, i, i+1)
+			processing = s.doneOne(r, processing)
 		}
-		s.verify(t)
-		if t.Failed() {
-			t.Fatalf("step %d", step)
-		}
+		s.verifyStep(t, step)
 	}
 	if s.filter.table.Load() == nil {
 		t.Fatal("no filter was made")
@@ -907,18 +902,33 @@ func testStatePrioRandom(t *testing.T, fair bool, bound int64, requeue Requeue) 
 				handedOut++
 			}
 		case op >= 7 && len(processing) > 0:
-			i := r.IntN(len(processing))
-			s.done(processing[i])
-			processing = slices.Delete(processing, i, i+1)
+			processing = s.doneOne(r, processing)
 		}
-		s.verify(t)
-		if t.Failed() {
-			t.Fatalf("step %d", step)
-		}
+		s.verifyStep(t, step)
 	}
 	if handedOut < 2000 {
 		t.Fatalf("%d items handed out in 20,000 steps; want at least 2,000", handedOut)
 	}
+}
+
+// doneOne applies the Done of a random item of processing, and returns
+// the others.
+func (s *state[T]) doneOne(r *rand.Rand, processing []T) []T {
+	i := r.IntN(len(processing))
+	s.done(processing[i])
+	return slices.Delete(processing, i, i+1)
+}
+
+// verifyStep is verify after step number step of a random walk, which it
+// names if an invariant is broken.
+func (s *state[T]) verifyStep(t *testing.T, step int) {
+	t.Helper()
+	defer func() {
+		if t.Failed() {
+			t.Logf("at step %d", step)
+		}
+	}()
+	s.verify(t)
 }
 
 // laneTestState is a test state whose lane is a channel of capacity 8, and
