@@ -324,6 +324,47 @@ func TestFairness(t *testing.T) {
 	}
 }
 
+// TestFairnessKeysChange: a Fairness function that breaks its contract
+// and returns other keys for the same item on a later call (here, a key
+// that changes on every call) does not break the queue: an item raised
+// while it waits keeps the keys it was queued with, no owner goroutine
+// dies, and every item is handed out exactly once (in a synctest bubble,
+// so that a lost item fails the test instead of hanging it).
+func TestFairnessKeysChange(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var calls int
+		keys := func(item string) []string {
+			calls++ // only ever called by this test's goroutine
+			return []string{fmt.Sprint("k", calls%5)}
+		}
+		q := actor.New(actor.Config[string]{Fairness: keys})
+		defer q.ShutDown()
+		items := []string{"a", "b", "c", "d", "e", "f"}
+		for _, item := range items {
+			q.Add(item) // keys k1, k2, k3, k4, k0, k1
+		}
+		q.AddWithOpts(actor.AddOpts{Priority: 1}, "a") // k2 now: b's key
+		q.AddWithOpts(actor.AddOpts{Priority: 1}, "e") // k3 now: c's key
+		got := map[string]int{}
+		for range items {
+			item, shutdown := q.Get()
+			if shutdown {
+				t.Fatal("Get() reported shutdown")
+			}
+			got[item]++
+			q.Done(item)
+		}
+		for _, item := range items {
+			if got[item] != 1 {
+				t.Errorf("%s handed out %d times; want 1", item, got[item])
+			}
+		}
+		if n := q.Len(); n != 0 {
+			t.Fatalf("Len() = %d; want 0", n)
+		}
+	})
+}
+
 // TestFairnessDepth: an item with more or fewer fairness keys than the
 // first item added panics in the adding goroutine, whichever way it is
 // added, and the queue goes on with what it has (owner goroutine alive,

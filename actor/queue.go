@@ -117,7 +117,7 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 		if s.prio.fair {
 			c.fairness = cfg.Fairness
 			s.keys = make(map[T][]string)
-			s.allKeys = s.timed
+			s.allKeys = s.timed // see state.keep
 		}
 		if s.requeue == RequeueAtAdd {
 			s.places = make(map[T]uint64)

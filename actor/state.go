@@ -179,7 +179,7 @@ type state[T comparable] struct {
 	wide    map[T]int      // the priorities that do not fit in an entry (see prioOf)
 	dueBuf  []dueItem[T]   // RequeueAtAdd: scratch for the items due at once
 	keys    map[T][]string // with fairness: the keys of the items with keysBit (see keep)
-	allKeys bool           // with fairness and a starvation bound: every known item has keysBit
+	allKeys bool           // with fairness, once priorities are used or with a starvation bound: every ready item has keysBit
 	timed   bool           // the order needs the time each item became ready
 	prio    prioConfig     // how to make a priority order, once one is needed
 
@@ -293,10 +293,48 @@ func (s *state[T]) know(item T, w want) entry {
 // (prio.go), which gives them back with the item's place when it is
 // handed out, and every add carries its item's keys; so the queue keeps
 // an item's keys only while nothing else holds them for it and it will be
-// ready again without an add: added again while processing, or delayed
-// (and with a starvation bound, which finds items in the order by their
-// keys, always). An item that only comes, runs and goes costs no map
-// operation for its keys.
+// ready again without an add: added again while processing, or delayed.
+// An item that only comes, runs and goes costs no map operation for its
+// keys. Finding a ready item in the order, to raise its priority or (with
+// a starvation bound) to hand it out from the middle, takes the keys it
+// was queued with: the keys a later add carries are the same only if
+// Config.Fairness keeps its contract, and a queue must not break when it
+// does not. So from the first add at a priority other than 0 (before it,
+// every item is at 0 and nothing can be raised), or from the start with a
+// starvation bound, every ready item's keys are kept (allKeys).
+
+// keepAll starts keeping the keys of every ready item, taking those
+// already in the order from their leaves; the order holds no stale entry
+// yet, since nothing was raised before.
+func (s *state[T]) keepAll() {
+	s.allKeys = true
+	o, ok := s.order.(*prioOrder[T])
+	if !ok {
+		return
+	}
+	var walk func(n *node[T])
+	walk = func(n *node[T]) {
+		for _, c := range n.children {
+			walk(c)
+		}
+		for i := range n.fifo.len() {
+			s.keepFrom(n.fifo.at(i).item, n.path)
+		}
+		for _, e := range n.late {
+			s.keepFrom(e.item, n.path)
+		}
+	}
+	for _, b := range o.bands {
+		walk(&b.root)
+	}
+}
+
+// keepFrom keeps keys for item, ready in a leaf whose keys they are.
+func (s *state[T]) keepFrom(item T, keys []string) {
+	if e := s.items[item]; e.state() == ready && e&keysBit == 0 {
+		s.items[item] = s.keep(item, e, want{keys: keys})
+	}
+}
 
 // keep returns e with keysBit, keeping the keys w carries for item, if
 // the queue has fairness and does not keep them yet.
@@ -345,6 +383,9 @@ func (s *state[T]) reprioritize(item T, e entry, w want) entry {
 
 // add is an immediate Add of item at the priority w asks for.
 func (s *state[T]) add(item T, w want) {
+	if w.prio != 0 && s.keys != nil && !s.allKeys {
+		s.keepAll() // see keep
+	}
 	e := s.lookup(item)
 	if e.state() == offered && w.prio > s.prioOf(item, e) {
 		if s.lane.revoke(e.slot()) {
@@ -420,6 +461,9 @@ func (s *state[T]) add(item T, w want) {
 func (s *state[T]) addAt(item T, at int64, w want) {
 	if s.phase != running {
 		return
+	}
+	if w.prio != 0 && s.keys != nil && !s.allKeys {
+		s.keepAll() // see keep
 	}
 	e := s.lookup(item)
 	switch e.state() {
