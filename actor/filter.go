@@ -49,10 +49,11 @@ import (
 // the order of requests (a ticket, or a fence for the spill) and before
 // the owner can take it; the owner clears it after applying that Add
 // (an opAddHot request), through the table, which no longer holds an
-// evicted entry: hence the second half of the rule (see filter.put). Every request a caller makes after it found
-// sent true comes later in the order than that Add, so a caller that
-// skips its own Add on sent sees it applied by its next call, as if the
-// owner had applied its own as a duplicate right after the first. After
+// evicted entry: hence the second half of the rule (see filter.put).
+// Every request a caller makes after it found sent true comes later in
+// the order than that Add, so a caller that skips its own Add on sent
+// sees it applied by its next call, as if the owner had applied its own
+// as a duplicate right after the first. After
 // an Add is applied, the item is ready or dirty (or the queue is shutting
 // down and ignores Adds), so the skipped Adds lose nothing.
 //
@@ -164,8 +165,12 @@ func (f *filter[T]) skip(item T) (*hotEntry[T], bool) {
 
 // bucket returns the index of the first of item's slots.
 func (f *filter[T]) bucket(item T) uint64 {
-	return maphash.Comparable(f.seed, item) & (filterSize - filterWays)
+	return bucketOf(maphash.Comparable(f.seed, item))
 }
+
+// bucketOf returns the index of the first slot of the bucket of an item
+// whose hash is h.
+func bucketOf(h uint64) uint64 { return h & (filterSize - filterWays) }
 
 // find returns item's entry in the bucket at b of t, or nil.
 func find[T comparable](t *[filterSize]atomic.Pointer[hotEntry[T]], b uint64, item T) *hotEntry[T] {
@@ -235,7 +240,7 @@ func (f *filter[T]) comeBack(item T, gone func(T) bool) bool {
 		return false
 	}
 	h := maphash.Comparable(f.seed, item)
-	b := h & (filterSize - filterWays)
+	b := bucketOf(h)
 	if t != nil {
 		if e := find(t, b, item); e != nil {
 			e.used = f.clock

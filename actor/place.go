@@ -82,7 +82,7 @@ func (s *state[T]) usePrio() {
 // newPrioOrder makes the priority order of this queue.
 func (s *state[T]) newPrioOrder() *prioOrder[T] {
 	o := newPrioOrder[T](s.prio.bound, s.since)
-	if s.allKeys {
+	if s.keys != nil && s.prio.bound > 0 { // for popStarving; every item's keys are kept
 		o.keysOf = func(item T) []string { return s.keys[item] }
 	}
 	return o

@@ -237,8 +237,10 @@ func (s *state[T]) claimedUnseen(e entry) bool {
 }
 
 // set moves item to state st, keeping e's other fields. It is the only
-// writer of the item map, and keeps in step with the state the filter's
-// flag, the count of dirty items, and what is kept of an item that left.
+// writer of the item map (but for markHot, which clears the hot bit of an
+// item whose filter entry another took), and keeps in step with the state
+// the filter's flag, the count of dirty items, and what is kept of an item
+// that left.
 func (s *state[T]) set(item T, e entry, st itemState) entry {
 	if e.state() == processingDirty {
 		s.ndirty--
@@ -332,7 +334,7 @@ func (s *state[T]) keepAll() {
 // keepFrom keeps keys for item, ready in a leaf whose keys they are.
 func (s *state[T]) keepFrom(item T, keys []string) {
 	if e := s.items[item]; e.state() == ready && e&keysBit == 0 {
-		s.items[item] = s.keep(item, e, want{keys: keys})
+		s.set(item, s.keep(item, e, want{keys: keys}), ready)
 	}
 }
 
@@ -381,11 +383,18 @@ func (s *state[T]) reprioritize(item T, e entry, w want) entry {
 	return s.withPrio(item, e, w.prio)
 }
 
+// prioritized notes an add at the priority w asks for: from the first at
+// a priority other than 0, with fairness, every ready item's keys are kept
+// (see keep).
+func (s *state[T]) prioritized(w want) {
+	if w.prio != 0 && s.keys != nil && !s.allKeys {
+		s.keepAll()
+	}
+}
+
 // add is an immediate Add of item at the priority w asks for.
 func (s *state[T]) add(item T, w want) {
-	if w.prio != 0 && s.keys != nil && !s.allKeys {
-		s.keepAll() // see keep
-	}
+	s.prioritized(w)
 	e := s.lookup(item)
 	if e.state() == offered && w.prio > s.prioOf(item, e) {
 		if s.lane.revoke(e.slot()) {
@@ -462,9 +471,7 @@ func (s *state[T]) addAt(item T, at int64, w want) {
 	if s.phase != running {
 		return
 	}
-	if w.prio != 0 && s.keys != nil && !s.allKeys {
-		s.keepAll() // see keep
-	}
+	s.prioritized(w)
 	e := s.lookup(item)
 	switch e.state() {
 	case absent:

@@ -952,9 +952,12 @@ func laneTestState(top int) (*state[string], *topPrio) {
 
 // fill offers ready items in the lane as the owner does, and returns how
 // many it offered.
-func (s *state[T]) fill() int {
+func (s *state[T]) fill() int { return s.fillTo(cap(s.lane.ch)) }
+
+// fillTo is fill, up to k slots in the lane.
+func (s *state[T]) fillTo(k int) int {
 	n := 0
-	for len(s.lane.ch) < cap(s.lane.ch) {
+	for len(s.lane.ch) < k {
 		sl, ok := s.offer()
 		if !ok {
 			break
@@ -980,12 +983,8 @@ func TestStateLaneReclaimAllocs(t *testing.T) {
 	}
 	offer := func(k int) {
 		t.Helper()
-		for len(s.lane.ch) < k {
-			sl, ok := s.offer()
-			if !ok {
-				t.Fatalf("offer() = false with %d in the lane", len(s.lane.ch))
-			}
-			s.lane.ch <- sl
+		if s.fillTo(k); len(s.lane.ch) != k {
+			t.Fatalf("%d slots in the lane; want %d", len(s.lane.ch), k)
 		}
 	}
 	offer(laneSize)
