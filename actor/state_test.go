@@ -386,46 +386,6 @@ func TestMapShrinksAfterBurst(t *testing.T) {
 	}
 }
 
-func TestRing(t *testing.T) {
-	var r ring[int]
-	next, want := 0, 0
-	for round := range 5 {
-		for range 100 * (round + 1) {
-			r.push(next)
-			next++
-		}
-		for range 70 * (round + 1) {
-			if got := r.pop(); got != want {
-				t.Fatalf("pop() = %d; want %d", got, want)
-			}
-			want++
-		}
-	}
-	for r.len() > 0 {
-		if got := r.pop(); got != want {
-			t.Fatalf("pop() = %d; want %d", got, want)
-		}
-		want++
-	}
-	if want != next {
-		t.Fatalf("popped %d items; pushed %d", want, next)
-	}
-	if len(r.buf) != keepRing {
-		t.Fatalf("capacity = %d after %d items came and went; want %d", len(r.buf), next, keepRing)
-	}
-	// Swings below keepRing reallocate nothing.
-	if n := testing.AllocsPerRun(100, func() {
-		for i := range 200 {
-			r.push(i)
-		}
-		for range 200 {
-			r.pop()
-		}
-	}); n != 0 {
-		t.Fatalf("%v allocations per swing of 200 items; want 0", n)
-	}
-}
-
 func TestStateLane(t *testing.T) {
 	s := newTestState[string]()
 	for _, item := range []string{"a", "b", "c"} {
