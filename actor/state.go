@@ -599,9 +599,9 @@ func (s *state[T]) next() (item T, e entry, p place, ok bool) {
 		return item, readyEntry, p, true
 	}
 	item, p = s.order.pop()
-	if _, ok := s.order.(*prioOrder[T]); !ok || s.keys != nil {
-		// A custom Storage has no places; with fairness, the item may
-		// have keysBit.
+	if _, ok := s.order.(*prioOrder[T]); !ok || s.allKeys {
+		// A custom Storage has no places; with every ready item's keys
+		// kept, the keys map is as big as the item map.
 		return item, s.items[item], p, true
 	}
 	e = readyEntry.withPrio(p.prio)
@@ -611,16 +611,22 @@ func (s *state[T]) next() (item T, e entry, p place, ok bool) {
 	if s.filter.has(item) {
 		e |= hotBit
 	}
+	if len(s.keys) > 0 { // with fairness, the keys of dirty and delayed items: a small map
+		if _, ok := s.keys[item]; ok {
+			e |= keysBit // an item that was dirty or delayed
+		}
+	}
 	return item, e, p, true
 }
 
 // readyEntry is the entry of every ready item in the default order (all at
 // priority 0), but for the hot bit, which says whether the item has a
 // filter entry; in a priority order, the entry of a ready item also holds
-// the priority of its place (with wideBit if it does not fit). next builds
-// it instead of reading the item map, which leaves the map one access per
-// hand-out (the write that offers or hands out the item). The state tests
-// check it (verify).
+// the priority of its place (with wideBit if it does not fit), and with
+// fairness keysBit if the keys map holds the item. next builds it instead
+// of reading the item map, which leaves the map one access per hand-out
+// (the write that offers or hands out the item). The state tests check it
+// (verify).
 const readyEntry = entry(ready)
 
 // nextPrio returns the priority of the item next returns, which must

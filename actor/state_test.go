@@ -41,7 +41,7 @@ func (s *state[T]) verify(t *testing.T) {
 		if want := readyEntry | e&hotBit; e.state() == ready && s.fifo != nil && e != want {
 			t.Fatalf("item %v: ready in the default order with entry %#x; want %#x (next relies on it)", item, e, want)
 		}
-		if want := readyEntry.withPrio(e.prio()) | e&(hotBit|wideBit); e.state() == ready && s.keys == nil && e != want {
+		if want := readyEntry.withPrio(e.prio()) | e&(hotBit|wideBit|keysBit); e.state() == ready && !s.allKeys && e != want {
 			t.Fatalf("item %v: ready with entry %#x; want %#x (next relies on it)", item, e, want)
 		}
 		if _, ok := s.keys[item]; ok != (e&keysBit != 0) {
