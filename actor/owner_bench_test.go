@@ -1,6 +1,9 @@
 package actor
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // BenchmarkOwnerWork measures the owner goroutine's own work per item, in
 // one goroutine with no scheduling in it: the state's events of an item
@@ -66,6 +69,45 @@ func BenchmarkOwnerWork(b *testing.B) {
 			}
 			if n := len(s.items); n > laneSize+c.backlog+1 {
 				b.Fatalf("%d items known; want at most %d", n, laneSize+c.backlog+1)
+			}
+		})
+	}
+}
+
+// BenchmarkOwnerWorkFair is BenchmarkOwnerWork with fairness, where the
+// lane is off and every item is handed out by the owner: each op adds an
+// item, hands one out and applies its Done. The items go to 100 tenants
+// as in bench's PipelineFair (tenant 0 owns every other item, tenants 1
+// to 99 share the rest), with a backlog of the given size of tenant 0's,
+// as PipelineFair builds up: the other tenants' items come and go, each
+// making its tenant's node and leaving it with nothing ready.
+func BenchmarkOwnerWorkFair(b *testing.B) {
+	var keys [100][]string
+	for t := range keys {
+		keys[t] = []string{fmt.Sprintf("tenant-%02d", t)}
+	}
+	keysOf := func(i int) []string {
+		if i%2 == 0 {
+			return keys[0]
+		}
+		return keys[1+(i/2)%99]
+	}
+	for _, backlog := range []int{0, 1 << 17} {
+		b.Run(fmt.Sprintf("backlog=%d", backlog), func(b *testing.B) {
+			var now int64
+			s := prioTestState(true, 0, RequeueAtDone, &now)
+			next := 0
+			for i := range backlog {
+				s.add(-1-i, want{keys: keys[0]})
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				s.add(next, want{keys: keysOf(next)})
+				next++
+				s.done(s.handOut())
+			}
+			if n := len(s.items); n != backlog {
+				b.Fatalf("%d items known; want %d", n, backlog)
 			}
 		})
 	}

@@ -53,12 +53,24 @@ type prioOrder[T comparable] struct {
 	// Bands whose priority has no ready item left, kept with their
 	// (small) buffers for the next priority that needs one: when the
 	// lane keeps the order nearly empty, bands come and go with every
-	// few items.
-	spare []*band[T]
+	// few items. With fairness, the nodes of keys that have nothing ready
+	// left are kept too (spareNodes), since most keys of a skewed
+	// workload come and go with every item they have.
+	spare      []*band[T]
+	spareNodes []*node[T]
 }
 
-// maxSpare is how many empty bands a priority order keeps.
-const maxSpare = 2
+const (
+	// maxSpare is how many empty bands a priority order keeps.
+	maxSpare = 2
+	// maxSpareNodes is how many nodes of keys with nothing ready it
+	// keeps, each with a buffer of at most spareRing entries; and
+	// wideNode the number of children above which an inner node that
+	// empties lets its map go rather than keep it for the next keys.
+	maxSpareNodes = 64
+	spareRing     = 2 * minRing
+	wideNode      = 64
+)
 
 // deadKey is an item in a container of entries: a leaf, or a band's log.
 type deadKey[T comparable] struct {
@@ -88,13 +100,13 @@ type node[T comparable] struct {
 	path []string
 
 	// An inner node: children by key, and those with live entries in the
-	// order of their turns.
-	children      map[string]*node[T]
-	first, last   *node[T]
-	parent        *node[T]
-	prev, next    *node[T]
-	key           string
-	active, inner bool
+	// order of their turns; wide if children has held more than wideNode.
+	children            map[string]*node[T]
+	first, last         *node[T]
+	parent              *node[T]
+	prev, next          *node[T]
+	key                 string
+	active, inner, wide bool
 }
 
 type orderEntry[T comparable] struct {
@@ -134,7 +146,7 @@ func (o *prioOrder[T]) insert(item T, p place, front bool) {
 	if o.bound > 0 {
 		b.log.push(e) // taken-back entries too: an older entry for the item may be stale
 	}
-	leaf := b.root.leaf(p.keys, front)
+	leaf := o.leaf(&b.root, p.keys, front)
 	switch {
 	case front:
 		leaf.fifo.pushFront(e)
@@ -171,13 +183,13 @@ func (o *prioOrder[T]) pop() (T, place) {
 	}
 	prio := o.prios[0]
 	b := o.bands[prio]
-	e, leaf := o.popNode(&b.root)
+	e, keys := o.popNode(&b.root)
 	if o.bound > 0 {
 		o.kill(deadKey[T]{item: e.item, log: b})
 		o.sweepLog(b)
 	}
 	o.popped(prio)
-	return e.item, place{prio: prio, seq: e.seq, at: e.at, keys: leaf.path}
+	return e.item, place{prio: prio, seq: e.seq, at: e.at, keys: keys}
 }
 
 // kill counts a stale entry for k.item in k's container.
@@ -282,7 +294,7 @@ func (o *prioOrder[T]) dropBand(prio int) {
 	delete(o.bands, prio)
 	i := slices.Index(o.prios, prio)
 	o.prios = slices.Delete(o.prios, i, i+1)
-	if !b.root.inner && len(o.spare) < maxSpare {
+	if !b.root.wide && len(o.spare) < maxSpare {
 		o.spare = append(o.spare, b)
 	}
 }
@@ -291,20 +303,21 @@ func (o *prioOrder[T]) dropBand(prio int) {
 // gives the key at each level its turn: at the back of its parent's turns
 // if it had none, or at the front if front (an item taken back gets back
 // the turn it had).
-func (n *node[T]) leaf(keys []string, front bool) *node[T] {
+func (o *prioOrder[T]) leaf(n *node[T], keys []string, front bool) *node[T] {
 	x := n
 	for i, k := range keys {
 		if x.children == nil {
 			x.children = make(map[string]*node[T])
-			x.inner = true
 		}
+		x.inner = true
 		c := x.children[k]
 		if c == nil {
-			c = &node[T]{parent: x, key: k}
+			c = o.newNode(x, k)
 			if i == len(keys)-1 {
 				c.path = keys
 			}
 			x.children[k] = c
+			x.wide = x.wide || len(x.children) > wideNode
 		}
 		if front {
 			x.toFront(c)
@@ -325,38 +338,88 @@ func (o *prioOrder[T]) drop(b *band[T], item T, keys []string) {
 		x = x.children[k]
 	}
 	o.kill(deadKey[T]{item: item, leaf: x})
-	for ; x != nil; x = x.parent {
+	for x != nil {
 		x.n--
-		if p := x.parent; p != nil && x.n == 0 {
+		p := x.parent
+		if p != nil && x.n == 0 {
 			o.discard(x)
 			p.unlink(x)
 			delete(p.children, x.key)
+			o.freeNode(x)
 		}
+		x = p
 	}
 	if b.root.n == 0 {
 		o.discard(&b.root)
-		b.root.children = nil
+		b.root.emptied()
+	}
+}
+
+// newNode returns a node for key k under parent: a spare one, or a new
+// one.
+func (o *prioOrder[T]) newNode(parent *node[T], k string) *node[T] {
+	n := len(o.spareNodes)
+	if n == 0 {
+		return &node[T]{parent: parent, key: k}
+	}
+	x := o.spareNodes[n-1]
+	o.spareNodes[n-1] = nil
+	o.spareNodes = o.spareNodes[:n-1]
+	x.parent, x.key = parent, k
+	return x
+}
+
+// freeNode keeps x, which has no live entry and holds none, for a later
+// key if there is room, with its small buffers: a spare is a node as new
+// but for its buffers.
+func (o *prioOrder[T]) freeNode(x *node[T]) {
+	if len(o.spareNodes) == maxSpareNodes {
+		return
+	}
+	x.emptied()
+	buf, late := x.fifo.buf, x.late
+	if len(buf) > spareRing {
+		buf = nil
+	}
+	if cap(late) > spareRing {
+		late = nil
+	}
+	children := x.children
+	if x.wide {
+		children = nil
+	}
+	*x = node[T]{fifo: ring[orderEntry[T]]{buf: buf}, late: late[:0], children: children}
+	o.spareNodes = append(o.spareNodes, x)
+}
+
+// emptied lets an inner node's map of children go once the node has no
+// live entry left, if it held many; a narrow one keeps it, empty, for the
+// next keys.
+func (n *node[T]) emptied() {
+	if n.wide {
+		n.children, n.wide = nil, false
 	}
 }
 
 // popNode takes the next live entry under n (whose count must be
-// positive), and returns it with its leaf: round-robin across children,
-// sequence order within a leaf.
-func (o *prioOrder[T]) popNode(n *node[T]) (orderEntry[T], *node[T]) {
+// positive), and returns it with its leaf's keys: round-robin across
+// children, sequence order within a leaf.
+func (o *prioOrder[T]) popNode(n *node[T]) (orderEntry[T], []string) {
 	if n.inner {
 		c := n.first
-		e, leaf := o.popNode(c)
+		e, keys := o.popNode(c)
 		n.n--
 		n.unlink(c)
 		if c.n > 0 {
 			n.toBack(c) // its turn is over
 		} else {
 			delete(n.children, c.key)
+			o.freeNode(c)
 		}
 		if n.n == 0 {
-			n.children = nil
+			n.emptied()
 		}
-		return e, leaf
+		return e, keys
 	}
 	for {
 		var e orderEntry[T]
@@ -370,7 +433,7 @@ func (o *prioOrder[T]) popNode(n *node[T]) (orderEntry[T], *node[T]) {
 			if n.n == 0 {
 				o.discard(n) // the stale rest
 			}
-			return e, n
+			return e, n.path
 		}
 	}
 }

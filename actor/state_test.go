@@ -140,6 +140,33 @@ func (s *state[T]) verifyPrioOrder(t *testing.T, o *prioOrder[T]) {
 	if live != o.n {
 		t.Fatalf("%d live entries in the priority order; n = %d", live, o.n)
 	}
+	spare := make(map[*node[T]]bool)
+	for _, x := range o.spareNodes {
+		if spare[x] {
+			t.Fatal("a spare node twice")
+		}
+		spare[x] = true
+		if x.n != 0 || x.fifo.len() != 0 || len(x.late) != 0 || len(x.children) != 0 || x.inner || x.active || x.parent != nil || x.path != nil {
+			t.Fatalf("a spare node in use: n %d, %d entries, %d late, %d children, inner %v, active %v", x.n, x.fifo.len(), len(x.late), len(x.children), x.inner, x.active)
+		}
+	}
+	for k := range o.dead {
+		if k.leaf != nil && spare[k.leaf] {
+			t.Fatalf("item %v: counted stale in a spare node", k.item)
+		}
+	}
+	var inTree func(n *node[T])
+	inTree = func(n *node[T]) {
+		for _, c := range n.children {
+			if spare[c] {
+				t.Fatalf("key %q: a spare node in the tree", c.key)
+			}
+			inTree(c)
+		}
+	}
+	for _, b := range o.bands {
+		inTree(&b.root)
+	}
 }
 
 // verifyFilter checks the filter's rule: a published entry says noop only
@@ -1112,6 +1139,43 @@ func TestItemListDeadlines(t *testing.T) {
 				if got := l.deadline(i); got != want {
 					t.Errorf("deadline(%d) = %d; want %d", i, got, want)
 				}
+			}
+		})
+	}
+}
+
+// TestStateFairAllocs checks that fairness allocates nothing per item in
+// steady state, with keys that come and go with every item they have
+// (each makes its nodes, at two levels, and leaves them with nothing
+// ready), with and without a backlog of one key's items.
+func TestStateFairAllocs(t *testing.T) {
+	keys := make([][]string, 100)
+	for i := range keys {
+		keys[i] = []string{fmt.Sprintf("tenant-%d", i%10), fmt.Sprintf("ns-%d", i)}
+	}
+	for _, backlog := range []int{0, 1000} {
+		t.Run(fmt.Sprintf("backlog=%d", backlog), func(t *testing.T) {
+			var now int64
+			s := prioTestState(true, 0, RequeueAtDone, &now)
+			for i := range backlog {
+				s.add(-1-i, want{keys: keys[0]})
+			}
+			next := 0
+			cycle := func() {
+				for range 100 {
+					s.add(next, want{keys: keys[next%len(keys)]})
+					next++
+					s.done(s.handOut())
+				}
+			}
+			cycle()
+			s.verify(t)
+			if got := testing.AllocsPerRun(20, cycle); got != 0 {
+				t.Fatalf("%v allocations per 100 items; want 0", got)
+			}
+			s.verify(t)
+			if n := len(s.items); n != backlog {
+				t.Fatalf("%d items known; want %d", n, backlog)
 			}
 		})
 	}
