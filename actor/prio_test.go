@@ -436,3 +436,59 @@ func TestStarvationBound(t *testing.T) {
 		})
 	}
 }
+
+// TestSteadyStateAllocs checks the rule of zero allocations per item in
+// steady state through the public API, with priorities and with fairness
+// (two-level keys, every key coming and going with its one item): one
+// goroutine adds new items and takes and finishes them, while the owner
+// goroutine serves it. The race detector's sync.Pool drops objects on
+// purpose, so scripts/test.sh runs this test without it as well.
+func TestSteadyStateAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts mean nothing with -race (sync.Pool drops objects); scripts/test.sh runs this without it")
+	}
+	keys := make([][]string, 100)
+	for i := range keys {
+		keys[i] = []string{fmt.Sprintf("tenant-%d", i%10), fmt.Sprintf("ns-%d", i)}
+	}
+	for _, c := range []struct {
+		name string
+		cfg  actor.Config[int]
+		prio func(i int) int
+	}{
+		{"plain", actor.Config[int]{}, nil},
+		{"priorities", actor.Config[int]{}, func(i int) int { return -100 * (i % 2) }},
+		{"fairness", actor.Config[int]{Fairness: func(i int) []string { return keys[i%len(keys)] }}, nil},
+		{"fairness+priorities", actor.Config[int]{Fairness: func(i int) []string { return keys[i%len(keys)] }}, func(i int) int { return -100 * (i % 2) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q := actor.New(c.cfg)
+			defer q.ShutDown()
+			next := 0
+			round := func() {
+				for range 100 {
+					if c.prio != nil {
+						q.AddWithOpts(actor.AddOpts{Priority: c.prio(next)}, next)
+					} else {
+						q.Add(next)
+					}
+					next++
+					item, shutdown := q.Get()
+					if shutdown {
+						t.Fatal("Get() reported shutdown")
+					}
+					q.Done(item)
+				}
+			}
+			for range 20 { // warm up: maps, rings, spare nodes, pools
+				round()
+			}
+			if got := testing.AllocsPerRun(50, round); got != 0 {
+				t.Errorf("%v allocations per 100 items; want 0", got)
+			}
+			if n := q.Len(); n != 0 {
+				t.Fatalf("Len() = %d; want 0", n)
+			}
+		})
+	}
+}
