@@ -39,7 +39,9 @@ type place struct {
 //
 // Every count (n) is of live entries only, and a node with none is
 // removed with whatever stale entries it still holds, so a key with
-// nothing ready costs nothing and one that has gone costs no memory.
+// nothing ready costs nothing and one that has gone costs no memory but
+// that of the few nodes kept for the next keys (spareNodes), which spare
+// a key that comes and goes with its items an allocation each time.
 type prioOrder[T comparable] struct {
 	bands  map[int]*band[T]
 	prios  []int              // priorities with live items, highest first
