@@ -296,7 +296,7 @@ func (o *prioOrder[T]) dropBand(prio int) {
 	delete(o.bands, prio)
 	i := slices.Index(o.prios, prio)
 	o.prios = slices.Delete(o.prios, i, i+1)
-	if !b.root.wide && len(o.spare) < maxSpare {
+	if len(o.spare) < maxSpare { // its root has no live entry: emptied
 		o.spare = append(o.spare, b)
 	}
 }
@@ -386,11 +386,7 @@ func (o *prioOrder[T]) freeNode(x *node[T]) {
 	if cap(late) > spareRing {
 		late = nil
 	}
-	children := x.children
-	if x.wide {
-		children = nil
-	}
-	*x = node[T]{fifo: ring[orderEntry[T]]{buf: buf}, late: late[:0], children: children}
+	*x = node[T]{fifo: ring[orderEntry[T]]{buf: buf}, late: late[:0], children: x.children}
 	o.spareNodes = append(o.spareNodes, x)
 }
 
