@@ -44,7 +44,12 @@ type Config[T comparable] struct {
 	// queue goes on without it. The queue keeps the slice returned, so it
 	// must not be changed afterwards (return a slice made once per key, not
 	// a reused buffer). A key with nothing ready costs nothing, and an
-	// item costs no allocation in steady state.
+	// item costs no allocation in steady state. Get takes items without
+	// waiting for the owner goroutine, which offers them ahead in turn
+	// order and takes them back when a key gets a new turn; so, as with any
+	// one-way add, a Get may hand out an item offered before the owner
+	// applied an add that the Get's own caller made just before, whose
+	// key then has its turn after that item. Hand-out stays round-robin.
 	// Nil means no fairness. It is ignored with a custom Storage.
 	Fairness func(T) []string
 

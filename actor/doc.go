@@ -56,8 +56,10 @@
 // higher was added meanwhile. So a queue whose usual traffic is at 0, with
 // some items below (controller-runtime's LowPriority, -100), keeps the
 // lane for its usual traffic, and for the low items once the usual ones
-// are all handed out. Fairness, a starvation bound and RequeueAtAdd turn
-// the lane off: every Get then asks the owner.
+// are all handed out. With fairness the lane offers items in turn order,
+// and the owner takes it back whenever a key gets a turn it did not have,
+// so the order stays exactly round-robin. A starvation bound and
+// RequeueAtAdd turn the lane off: every Get then asks the owner.
 //
 // # Who owns what
 //

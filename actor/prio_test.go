@@ -324,6 +324,74 @@ func TestFairness(t *testing.T) {
 	}
 }
 
+// TestFairnessLane: with fairness, Get takes items through the lane, which
+// the owner fills in round-robin order ahead of the consumers; an add that
+// gives a key a turn it did not have (a new tenant, a new namespace of a
+// tenant, or a key whose items are all offered already) makes the owner
+// take back what the lane offers, so that the hand-out order stays exactly
+// round-robin. Len makes the owner apply the adds before the next Get.
+func TestFairnessLane(t *testing.T) {
+	keys := func(item string) []string { return strings.Split(item, "/")[:2] }
+	for _, tc := range []struct {
+		name        string
+		first, more []string
+		want        []string
+	}{{
+		name:  "new keys",
+		first: []string{"a/x/0", "a/x/1", "a/x/2", "b/y/0"},
+		more:  []string{"c/z/0", "a/w/0"},
+		// Offered after a/x/0: b/y/0 a/x/1 a/x/2. c joins the tenants'
+		// turns behind a, and w joins a's namespaces behind x.
+		want: []string{"a/x/0", "b/y/0", "a/x/1", "c/z/0", "a/w/0", "a/x/2"},
+	}, {
+		name:  "all offered",
+		first: []string{"a/x/0", "a/x/1", "a/x/2"},
+		more:  []string{"a/w/0"},
+		want:  []string{"a/x/0", "a/x/1", "a/w/0", "a/x/2"},
+	}, {
+		name:  "offered keys",
+		first: []string{"a/x/0", "a/x/1", "b/y/0"},
+		// Keys whose every item is offered have no turn in the owner's
+		// order, though their items are not handed out yet.
+		more: []string{"a/x/2", "b/y/1"},
+		want: []string{"a/x/0", "b/y/0", "a/x/1", "b/y/1", "a/x/2"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				q := actor.New(actor.Config[string]{Fairness: keys})
+				defer q.ShutDown()
+				for _, item := range tc.first {
+					q.Add(item)
+				}
+				got := []string{first(t, q)} // fills the lane with the rest
+				synctest.Wait()
+				for _, item := range tc.more {
+					q.Add(item)
+				}
+				if n := q.Len(); n != len(tc.want)-1 {
+					t.Fatalf("Len() = %d; want %d", n, len(tc.want)-1)
+				}
+				for range len(tc.want) - 1 {
+					got = append(got, first(t, q))
+				}
+				if !slices.Equal(got, tc.want) {
+					t.Fatalf("hand-out order\n got %v\nwant %v", got, tc.want)
+				}
+			})
+		})
+	}
+}
+
+// first returns what q.Get returns, failing t on shutdown.
+func first(t *testing.T, q *actor.Queue[string]) string {
+	t.Helper()
+	item, shutdown := q.Get()
+	if shutdown {
+		t.Fatal("Get() reported shutdown")
+	}
+	return item
+}
+
 // TestFairnessKeysChange: a Fairness function that breaks its contract
 // and returns other keys for the same item on a later call (here, a key
 // that changes on every call) does not break the queue: an item raised

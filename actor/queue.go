@@ -82,7 +82,7 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 	}
 	c := &shared[T]{
 		out:        make(chan T),
-		lane:       make(chan *slot[T], laneSize),
+		lane:       make(chan *slot[T], laneDepth(cfg.Fairness != nil)),
 		bell:       make(chan struct{}, 1),
 		quit:       make(chan struct{}),
 		drain:      make(chan struct{}),
@@ -101,14 +101,14 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 	}
 	order, f := newOrder(cfg.Storage)
 	c.filter = f
-	laneOn := f != nil && cfg.Fairness == nil && cfg.StarvationBound <= 0 && cfg.Requeue == RequeueAtDone
+	laneOn := f != nil && cfg.StarvationBound <= 0 && cfg.Requeue == RequeueAtDone
 	if !laneOn { // see lane.go
 		c.noLane.Store(true)
 		close(c.lane)
 	}
 	s := newState(order, c.filter, m, c.since)
 	if laneOn {
-		s.lane.ch, s.lane.top = c.lane, &c.top
+		s.lane.ch, s.lane.top, s.lane.fair = c.lane, &c.top, cfg.Fairness != nil
 	}
 	if f != nil { // priorities, fairness and places need the default order
 		s.requeue = cfg.Requeue
@@ -395,7 +395,9 @@ func (q *Queue[T]) GetBatch(buf []T) (items []T, shutdown bool) {
 // of a higher priority may still be received first, even by the goroutine
 // that made that add; a plain channel receive cannot be ordered after the
 // caller's earlier requests. Get and GetBatch are: they never pass over an
-// item that their caller's own earlier add made ready.
+// item that their caller's own earlier add made ready at a higher priority
+// (with fairness, a Get may still take an item offered before the owner
+// applied such an add at the same priority: see Config.Fairness).
 //
 // The first call of Items turns the queue's lane off for good, for every
 // consumer: Get then asks the owner goroutine for each item, as GetBatch

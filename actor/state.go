@@ -396,6 +396,13 @@ func (s *state[T]) prioritized(w want) {
 func (s *state[T]) add(item T, w want) {
 	s.prioritized(w)
 	e := s.lookup(item)
+	if e.state() == offered && w.prio > s.prioOf(item, e) && s.prio.fair && len(s.lane.ch) > 0 {
+		// With fairness, taking the lane back first gives back the turns
+		// that offering took; then the item is raised as a ready one,
+		// unless a consumer has received its slot.
+		s.reclaimLane()
+		e = s.lookup(item)
+	}
 	if e.state() == offered && w.prio > s.prioOf(item, e) {
 		if s.lane.revoke(e.slot()) {
 			// Nobody can claim it now: ready again, at the back of its
@@ -700,8 +707,13 @@ func (s *state[T]) offer() (*slot[T], bool) {
 	} else if s.lane.goesBefore(p) {
 		// Offered behind what the lane holds, it would be out of order:
 		// take the lane back, and offer everything again in order.
-		s.order.pushFront(item, p)
-		s.reclaimLane()
+		if s.prio.fair { // taken back newest first, in front: item goes before them
+			s.reclaimLane()
+			s.order.pushFront(item, p)
+		} else {
+			s.order.pushFront(item, p)
+			s.reclaimLane()
+		}
 		item, e, p, _ = s.next()
 	}
 	var hot *hotEntry[T]
@@ -759,6 +771,8 @@ func (s *state[T]) unoffer(item T, p place) {
 		s.fifo.r.pushFront(item)
 	case s.prioOf(item, e) != p.prio:
 		s.enqueue(item, e, s.nextSeq(), p.keys)
+	case s.prio.fair:
+		s.order.pushFront(item, p) // newest first: its keys get back their turns
 	default:
 		s.order.push(item, p)
 	}

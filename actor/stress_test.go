@@ -342,7 +342,8 @@ func stressShutdown(t *testing.T, r *rand.Rand, kind int) {
 }
 
 // TestStressPriorities is TestStress with priorities (run it with -race),
-// without options, and with fairness keys and a starvation bound:
+// without options, with fairness keys, and with fairness keys and a
+// starvation bound:
 // producers add with AddWithOpts at random priorities, some delayed;
 // consumers take with GetWithPriority and GetBatch and add some of what
 // they hold again at another priority. No item is held twice, and every
@@ -353,7 +354,10 @@ func TestStressPriorities(t *testing.T) {
 		cfg  actor.Config[int]
 	}{
 		{"plain", actor.Config[int]{}}, // the lane is on until the first priority other than 0
-		{"fair", actor.Config[int]{
+		{"fair", actor.Config[int]{ // the lane is on, with fairness
+			Fairness: func(k int) []string { return []string{fmt.Sprint(k % 5), fmt.Sprint(k % 3)} },
+		}},
+		{"fair-bound", actor.Config[int]{ // the lane is off
 			Fairness:        func(k int) []string { return []string{fmt.Sprint(k % 5), fmt.Sprint(k % 3)} },
 			StarvationBound: time.Millisecond,
 		}},
