@@ -761,7 +761,10 @@ func (s *state[T]) takeBack(slots []*slot[T]) {
 // as items come back newest first (takeBack; giveBack turns it into a
 // priority order first). A priority order puts it back by its sequence
 // number, since items can also come back one by one in any order
-// (giveBack), or at the back of its new priority if it was raised.
+// (giveBack), or at the back of its new priority if it was raised. With
+// fairness it puts the item back at the front of its keys' turns, which
+// undoes its offer: items come back newest first (takeBack), and a given
+// back one after the lane is taken back (giveBack).
 func (s *state[T]) unoffer(item T, p place) {
 	e := s.items[item]
 	s.lane.release(e.slot())
