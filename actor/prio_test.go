@@ -329,12 +329,14 @@ func TestFairness(t *testing.T) {
 // gives a key a turn it did not have (a new tenant, a new namespace of a
 // tenant, or a key whose items are all offered already) makes the owner
 // take back what the lane offers, so that the hand-out order stays exactly
-// round-robin. Len makes the owner apply the adds before the next Get.
+// round-robin; so does a raise of an offered item. Len makes the owner
+// apply the adds before the next Get.
 func TestFairnessLane(t *testing.T) {
 	keys := func(item string) []string { return strings.Split(item, "/")[:2] }
 	for _, tc := range []struct {
 		name        string
 		first, more []string
+		raise       string // added at priority 1 after more
 		want        []string
 	}{{
 		name:  "new keys",
@@ -355,6 +357,13 @@ func TestFairnessLane(t *testing.T) {
 		// order, though their items are not handed out yet.
 		more: []string{"a/x/2", "b/y/1"},
 		want: []string{"a/x/0", "b/y/0", "a/x/1", "b/y/1", "a/x/2"},
+	}, {
+		name:  "raise offered",
+		first: []string{"a/x/0", "a/x/1", "b/y/0", "b/y/1"},
+		// Offered after a/x/0: b/y/0 a/x/1 b/y/1. Raising b/y/0 leaves b
+		// its turn before a at priority 0.
+		raise: "b/y/0",
+		want:  []string{"a/x/0", "b/y/0", "b/y/1", "a/x/1"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -367,6 +376,9 @@ func TestFairnessLane(t *testing.T) {
 				synctest.Wait()
 				for _, item := range tc.more {
 					q.Add(item)
+				}
+				if tc.raise != "" {
+					q.AddWithOpts(prio(1), tc.raise)
 				}
 				if n := q.Len(); n != len(tc.want)-1 {
 					t.Fatalf("Len() = %d; want %d", n, len(tc.want)-1)
