@@ -173,7 +173,6 @@ type slots[T comparable] struct {
 	ch       chan *slot[T] // the lane, while it is on; nil once it is off
 	top      *topPrio      // shared.top
 	floor    int           // top is at least floor: the owner's last raise or lowering
-	fair     bool          // the order has fairness keys
 	all      []*slot[T]    // by index
 	free     []uint32      // indices of unused slots
 	inUse    int           // slots offered, or claimed and not yet seen
@@ -333,11 +332,14 @@ func (l *slots[T]) claimed(idx uint32) bool {
 // goesBefore reports whether an item at place p goes before the item the
 // lane offered last, so that offering it behind that one would be out of
 // order: it was given back, or raised or made ready at a higher priority.
-func (l *slots[T]) goesBefore(p place) bool {
+// With fairness only a higher priority counts: within one, turns decide
+// (see Fairness above).
+func (s *state[T]) goesBefore(p place) bool {
+	l := &s.lane
 	if l.inUse == 0 || !l.hasLast {
 		return false
 	}
-	if l.fair { // within a priority, turns decide: see state.enqueue
+	if s.prio.fair {
 		return p.prio > l.last.prio
 	}
 	return p.prio > l.last.prio || p.prio == l.last.prio && p.seq < l.last.seq

@@ -171,7 +171,7 @@ func (o *owner[T]) lowerTop() bool {
 	took := false
 	item, pl := s.order.pop() // a look at the next item's place
 	s.order.pushFront(item, pl)
-	if s.lane.goesBefore(pl) {
+	if s.goesBefore(pl) {
 		s.reclaimLane()
 		took = true
 	}

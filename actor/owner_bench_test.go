@@ -74,9 +74,9 @@ func BenchmarkOwnerWork(b *testing.B) {
 	}
 }
 
-// BenchmarkOwnerWorkFair is BenchmarkOwnerWork with fairness, where the
-// lane is off and every item is handed out by the owner: each op adds an
-// item, hands one out and applies its Done. The items go to 100 tenants
+// BenchmarkOwnerWorkFair is BenchmarkOwnerWork with fairness, on a state
+// without a lane, so that every item is handed out by the owner: each op
+// adds an item, hands one out and applies its Done. The items go to 100 tenants
 // as in bench's PipelineFair (tenant 0 owns every other item, tenants 1
 // to 99 share the rest), with a backlog of the given size of tenant 0's,
 // as PipelineFair builds up: the other tenants' items come and go, each

@@ -108,7 +108,7 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 	}
 	s := newState(order, c.filter, m, c.since)
 	if laneOn {
-		s.lane.ch, s.lane.top, s.lane.fair = c.lane, &c.top, cfg.Fairness != nil
+		s.lane.ch, s.lane.top = c.lane, &c.top
 	}
 	if f != nil { // priorities, fairness and places need the default order
 		s.requeue = cfg.Requeue

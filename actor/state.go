@@ -704,7 +704,7 @@ func (s *state[T]) offer() (*slot[T], bool) {
 	item, e, p, _ := s.next()
 	if s.fifo != nil {
 		p.seq = s.nextSeq() // the order in which the lane offers, for giveBack
-	} else if s.lane.goesBefore(p) {
+	} else if s.goesBefore(p) {
 		// Offered behind what the lane holds, it would be out of order:
 		// take the lane back, and offer everything again in order.
 		if s.prio.fair { // taken back newest first, in front: item goes before them
