@@ -421,8 +421,11 @@ func (s *state[T]) reclaimLane() {
 // order), so whatever the lane still holds goes after sl's item if it was
 // offered in the lane's current round. Otherwise, or if an older call is
 // waiting (which would take items from the order before older ones
-// offered in the lane), the lane is taken back first, so that whoever is
-// served next gets what goes first.
+// offered in the lane), what the lane offers may go before the order's
+// next item: reclaimFor takes back what goes first, so that whoever is
+// served next gets it. The caller of giveBack waits next for one item.
+// With fairness the lane is taken back first, so that sl's item goes back
+// at the front of its turns.
 func (s *state[T]) giveBack(sl *slot[T]) {
 	if sl.state.Load() == slotRevoked {
 		// Its item is back in the order since the raise that revoked
@@ -434,10 +437,76 @@ func (s *state[T]) giveBack(sl *slot[T]) {
 		return
 	}
 	s.usePrio()
-	if sl.round != s.lane.round || len(s.waiting) > 0 || s.prio.fair {
+	if s.prio.fair {
 		s.reclaimLane()
+		s.unoffer(sl.item, sl.place)
+		return
 	}
-	s.unoffer(sl.item, sl.place)
+	stale := sl.round != s.lane.round || len(s.waiting) > 0
+	s.unoffer(sl.item, sl.place) // by its sequence number: before or after the reclaim alike
+	if stale {
+		s.reclaimFor(s.wanted() + 1)
+	}
+}
+
+// reclaimFor takes back from the lane what waiting calls that want n
+// items must get before anything the ready order holds. The items the lane
+// offers between two times it is taken back go in order, so if the order's
+// next item goes after the last item the lane offered, every offered item
+// goes before the whole order, and the first n slots of the lane are what
+// the waiting calls get: reclaimFor takes back only those, and the rest
+// stays offered, in order, to the consumers that receive it. (In
+// PipelinePrio a Get that gives back an item at -100 while the lane offers
+// items at 0 took back a whole lane, about 28 slots on average, for the one
+// item it then got.) While a consumer holds a slot it may give back, no
+// waiting call is served (see held), so it takes nothing back: what the
+// lane offers goes first anyway. Otherwise, or with fairness (whose turns
+// sequence numbers do not tell), in the default order (whose places have
+// none), or if the lane holds no more than n slots, it takes the whole
+// lane back, as reclaimLane.
+func (s *state[T]) reclaimFor(n int) {
+	l := &s.lane
+	if s.prio.fair || s.fifo != nil || !l.hasLast || len(l.ch) <= n || !s.afterLane() {
+		s.reclaimLane()
+		return
+	}
+	if s.held() {
+		return
+	}
+	back := l.back[:0]
+take:
+	for len(back) < n {
+		select {
+		case sl := <-l.ch:
+			back = append(back, sl)
+		default: // consumers took the rest
+			break take
+		}
+	}
+	s.takeBack(back)
+	l.back = back // its array, for the next time: no allocation per reclaim
+}
+
+// afterLane reports whether the next item of a priority order (without
+// fairness) goes after the last item the lane offered since it was last
+// taken back, and so after everything it offers.
+func (s *state[T]) afterLane() bool {
+	if s.order.len() == 0 {
+		return true
+	}
+	item, p := s.order.pop() // a look at the next item's place
+	s.order.pushFront(item, p)
+	last := s.lane.last
+	return p.prio < last.prio || p.prio == last.prio && p.seq > last.seq
+}
+
+// wanted returns how many items the waiting calls want.
+func (s *state[T]) wanted() int {
+	n := 0
+	for _, w := range s.waiting {
+		n += cap(w.items) - len(w.items)
+	}
+	return n
 }
 
 // held reports whether a consumer has received a slot from the lane and

@@ -109,7 +109,7 @@ func (o *owner[T]) handOut() {
 	}
 	if len(s.waiting) > 0 {
 		if s.lane.inUse > 0 {
-			s.reclaimLane() // offered items are older than the rest
+			s.reclaimFor(s.wanted()) // offered items are older than the rest
 		}
 		if s.serveWaiters() > 0 {
 			o.wanted = false // the lane stays empty until a Get finds it so

@@ -260,3 +260,78 @@ func TestLowerTopOrder(t *testing.T) {
 		}
 	})
 }
+
+// TestGiveBackTakesHead: a Get that gives back a slot from before the
+// lane was last taken back waits for what goes first. If everything the
+// lane offers goes before the order, the owner takes back only the lane's
+// head, the one item the Get then gets, and the rest stays offered in
+// order; if not, or while another consumer holds a slot it may give back,
+// it does not hand out past the order.
+func TestGiveBackTakesHead(t *testing.T) {
+	// setup offers l at -1 alone, lets a Get receive it, then offers
+	// a, b and c at 0 (which takes the lane back first: l is out of
+	// the owner's sight) and returns l's slot.
+	setup := func(t *testing.T) (*state[string], *slot[string]) {
+		t.Helper()
+		s, top := laneTestState(0)
+		s.add("l", want{prio: -1})
+		if n := s.fill(); n != 1 {
+			t.Fatalf("offered %d; want 1 (l alone, below top)", n)
+		}
+		l := <-s.lane.ch
+		for _, item := range []string{"a", "b", "c"} {
+			s.add(item, want{})
+		}
+		top.raise(0)
+		if n := s.fill(); n != 3 {
+			t.Fatalf("offered %d; want 3", n)
+		}
+		return s, l
+	}
+	t.Run("only the head", func(t *testing.T) {
+		s, l := setup(t)
+		s.giveBack(l)
+		if n := len(s.lane.ch); n != 2 {
+			t.Fatalf("slots in the lane after the give-back = %d; want 2 (only the head taken back)", n)
+		}
+		if got := s.leftovers(); fmt.Sprint(got) != "[a l]" {
+			t.Fatalf("order after the give-back = %v; want [a l]", got)
+		}
+		var got []string
+		for len(s.lane.ch) > 0 {
+			got = append(got, claimed(<-s.lane.ch))
+		}
+		if fmt.Sprint(got) != "[b c]" {
+			t.Fatalf("lane = %v; want [b c]", got)
+		}
+	})
+	t.Run("the order goes first", func(t *testing.T) {
+		s, l := setup(t)
+		s.add("h", want{prio: 1}) // ready, not offered: it goes before a
+		s.giveBack(l)
+		if n := len(s.lane.ch); n != 0 {
+			t.Fatalf("slots in the lane after the give-back = %d; want 0 (all taken back)", n)
+		}
+		if got := s.leftovers(); fmt.Sprint(got) != "[h a b c l]" {
+			t.Fatalf("order after the give-back = %v; want [h a b c l]", got)
+		}
+	})
+	t.Run("another slot held", func(t *testing.T) {
+		s, l := setup(t)
+		a := <-s.lane.ch // a Get holds a, neither claimed nor given back
+		s.giveBack(l)
+		if n := len(s.lane.ch); n != 2 {
+			t.Fatalf("slots in the lane after the give-back = %d; want 2 (nothing taken back)", n)
+		}
+		if !s.held() {
+			t.Fatal("held() = false while a Get holds a")
+		}
+		if item := claimed(a); item != "a" {
+			t.Fatalf("claimed %q; want a", item)
+		}
+		s.lookup("a")
+		if got := s.leftovers(); fmt.Sprint(got) != "[l]" {
+			t.Fatalf("order after the give-back = %v; want [l]", got)
+		}
+	})
+}
