@@ -393,19 +393,27 @@ func (s *state[T]) reclaimLane() {
 	if s.lane.ch == nil {
 		return
 	}
+	s.takeHead(-1)
+	s.lane.hasLast = false
+	s.lane.round++
+}
+
+// takeHead receives up to n slots (every one, if n < 0) from the front
+// of the lane, where no consumer has them, and puts their items back where
+// they were.
+func (s *state[T]) takeHead(n int) {
 	back := s.lane.back[:0]
-	for {
+take:
+	for n < 0 || len(back) < n {
 		select {
 		case sl := <-s.lane.ch:
 			back = append(back, sl)
-		default:
-			s.takeBack(back)
-			s.lane.back = back // its array, for the next time: no allocation per reclaim
-			s.lane.hasLast = false
-			s.lane.round++
-			return
+		default: // consumers took the rest
+			break take
 		}
 	}
+	s.takeBack(back)
+	s.lane.back = back // its array, for the next time: no allocation per reclaim
 }
 
 // giveBack is the event of a Get giving back the slot sl, which it
@@ -473,18 +481,7 @@ func (s *state[T]) reclaimFor(n int) {
 	if s.held() {
 		return
 	}
-	back := l.back[:0]
-take:
-	for len(back) < n {
-		select {
-		case sl := <-l.ch:
-			back = append(back, sl)
-		default: // consumers took the rest
-			break take
-		}
-	}
-	s.takeBack(back)
-	l.back = back // its array, for the next time: no allocation per reclaim
+	s.takeHead(n)
 }
 
 // afterLane reports whether the next item of a priority order (without
@@ -494,10 +491,16 @@ func (s *state[T]) afterLane() bool {
 	if s.order.len() == 0 {
 		return true
 	}
-	item, p := s.order.pop() // a look at the next item's place
-	s.order.pushFront(item, p)
-	last := s.lane.last
+	p, last := s.nextPlace(), s.lane.last
 	return p.prio < last.prio || p.prio == last.prio && p.seq > last.seq
+}
+
+// nextPlace returns the place of the next item of a priority order, which
+// is not empty, leaving the item where it is.
+func (s *state[T]) nextPlace() place {
+	item, p := s.order.pop()
+	s.order.pushFront(item, p)
+	return p
 }
 
 // wanted returns how many items the waiting calls want.

@@ -169,9 +169,7 @@ func (o *owner[T]) lowerTop() bool {
 		return false
 	}
 	took := false
-	item, pl := s.order.pop() // a look at the next item's place
-	s.order.pushFront(item, pl)
-	if s.goesBefore(pl) {
+	if s.goesBefore(s.nextPlace()) {
 		s.reclaimLane()
 		took = true
 	}
