@@ -82,11 +82,26 @@ import (
 // an item that gives a key a turn it does not have (a key with nothing
 // ready, whose items may all be offered) would go behind the turns those
 // offers took, where handing out one at a time puts it before them. So
-// before it makes such an item ready, the owner takes the lane back
-// (state.enqueue, prioOrder.joinsTurns): it receives the offered slots
-// from its own lane and puts their items back newest first, each at the
-// front of its keys' turns, which undoes the offers exactly; then it adds
-// the item and offers again. For the same reason, a raise of an offered
+// the order marks, at each level, where the turns that offers still in
+// the lane took begin, and such a key joins just before them; and a key
+// that an offer emptied lingers, out of the turns, until its item is
+// claimed, so that if it comes back meanwhile it takes the turn its offer
+// gave it (prioOrder.laneStart, rejoin; the marks skip, lazily, offers
+// that consumers claimed since). That is exact while the lane offers
+// each key at most one turn between two take-backs; an offer that takes a
+// key's second turn while the first is still in the lane (repeat) makes
+// the marks unable to say where a joining key goes, so from then until
+// the lane is taken back or emptied, before it makes such an item ready,
+// the owner takes the lane back (state.enqueue, prioOrder.joinsTurns): it
+// receives the offered slots from its own lane and puts their items back
+// newest first, each at the front of its keys' turns, which undoes the
+// offers exactly; then it adds the item and offers again. Since that
+// puts back all the lane offers, the lane offers second turns only while
+// it holds fewer than fairLaneSize items (state.fairTurn); first turns
+// fill it. A slot that a consumer received but has neither claimed nor
+// given back yet may count either way (it is about to be claimed, or
+// given back, which takes the lane back). For the same reason, a raise
+// of an offered
 // item takes the lane back first, and an item given back goes back at the
 // front of its turns after the lane is taken back. Within a priority the
 // lane follows turns, not sequence numbers, so only a higher priority
@@ -107,24 +122,19 @@ import (
 // consumer asks). A consumer that finds it off asks the owner instead (see
 // Queue.Get).
 
-// laneSize is how many ready items the owner keeps offered in the lane;
-// with fairness fairLaneSize, since every take-back (one per key that gets
-// a new turn while the lane offers items) puts back all that it offers. In
-// PipelineFair a lane of 32 ran best of 8, 16, 32, 64 and 256 (16
-// producers and one consumer: 1.2 µs per item at 32, 2.1 µs at 256).
+// laneSize is how many ready items the owner keeps offered in the lane.
+// With fairness, the lane offers a key a second turn (see Fairness) only
+// while it holds fewer than fairLaneSize items, since then a key that
+// joins the turns takes the lane back, which puts back all it offers.
+// When every join took the lane back, a fair lane of 32 ran best in
+// PipelineFair of 8, 16, 32, 64 and 256 (16 producers and one consumer:
+// 1.2 µs per item at 32, 2.1 µs at 256); with first turns filling the
+// lane up to laneSize and second ones up to 32, PipelineFair ran 12%
+// faster than with a lane of 32 (A/B, 6 rounds).
 const (
 	laneSize     = 256
 	fairLaneSize = 32
 )
-
-// laneDepth returns the capacity of the lane of a queue with or without
-// fairness.
-func laneDepth(fair bool) int {
-	if fair {
-		return fairLaneSize
-	}
-	return laneSize
-}
 
 const (
 	slotOffered uint32 = iota
@@ -396,6 +406,9 @@ func (s *state[T]) reclaimLane() {
 	s.takeHead(-1)
 	s.lane.hasLast = false
 	s.lane.round++
+	if o, ok := s.order.(*prioOrder[T]); ok {
+		o.newEpoch()
+	}
 }
 
 // takeHead receives up to n slots (every one, if n < 0) from the front
@@ -498,6 +511,12 @@ func (s *state[T]) afterLane() bool {
 // nextPlace returns the place of the next item of a priority order, which
 // is not empty, leaving the item where it is.
 func (s *state[T]) nextPlace() place {
+	if o, ok := s.order.(*prioOrder[T]); ok {
+		if p, ok := o.peek(); ok {
+			return p
+		}
+		o.repeat = true // the pop and push below may move the lane's marks: a key that joins takes the lane back
+	}
 	item, p := s.order.pop()
 	s.order.pushFront(item, p)
 	return p

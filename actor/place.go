@@ -19,8 +19,10 @@ func (s *state[T]) enqueue(item T, e entry, seq uint64, keys []string) {
 		return
 	}
 	p := s.placeOf(s.prioOf(item, e), seq, keys)
-	if s.prio.fair && len(s.lane.ch) > 0 && s.order.(*prioOrder[T]).joinsTurns(p) {
-		s.reclaimLane()
+	if s.prio.fair && len(s.lane.ch) > 0 {
+		if o := s.order.(*prioOrder[T]); o.repeat && o.joinsTurns(p) {
+			s.reclaimLane()
+		}
 	}
 	s.order.push(item, p)
 	if s.isStaged && p.prio > s.headPlace.prio {

@@ -41,7 +41,10 @@ type place struct {
 // removed with whatever stale entries it still holds, so a key with
 // nothing ready costs nothing and one that has gone costs no memory but
 // that of the few nodes kept for the next keys (spareNodes), which spare
-// a key that comes and goes with its items an allocation each time.
+// a key that comes and goes with its items an allocation each time, and
+// of the keys that offers of the lane emptied, which linger until their
+// items are claimed and the lane is next empty or taken back, or until
+// maxLingering of them pile up (see Lingering keys).
 type prioOrder[T comparable] struct {
 	bands  map[int]*band[T]
 	prios  []int              // priorities with live items, highest first
@@ -60,6 +63,19 @@ type prioOrder[T comparable] struct {
 	// workload come and go with every item they have.
 	spare      []*band[T]
 	spareNodes []*node[T]
+
+	// The lane's turns (lane.go, Fairness): epoch counts the times the
+	// lane was taken back (marks of an earlier epoch are void); offering
+	// is set while the owner takes an item out to offer it, and stamped
+	// the nodes whose turns that took, until the slot is known (offered);
+	// repeat says that an offer took a second turn of a key whose first
+	// one an offer still in the lane took.
+	epoch     uint32
+	offering  bool
+	stamped   []*node[T]
+	repeat    bool
+	lingering []*node[T] // keys that offers emptied (see Lingering keys)
+	idle      []int      // priorities whose bands offers emptied
 }
 
 const (
@@ -69,10 +85,10 @@ const (
 	// keeps, each with a buffer of at most spareRing entries; and
 	// wideNode the number of children above which an inner node that
 	// empties lets its map go rather than keep it for the next keys. A
-	// take-back of the lane (lane.go, Fairness) can bring back up to
-	// fairLaneSize keys at once, and the keys of a hundred tenants
-	// come and go around it: at 64 spare nodes PipelineFair allocated
-	// 0.04–0.13 times per item, at 128 0.007–0.03.
+	// take-back of the lane (lane.go, Fairness) brings back many keys at
+	// once, and the keys of a hundred tenants come and go around it: at
+	// 64 spare nodes PipelineFair allocated 0.04–0.13 times per item, at
+	// 128 0.007–0.03 (with a fair lane of 32).
 	maxSpareNodes = 128
 	spareRing     = 2 * minRing
 	wideNode      = 64
@@ -87,6 +103,7 @@ type deadKey[T comparable] struct {
 
 // band is the items of one priority.
 type band[T comparable] struct {
+	idle bool // an offer emptied it; out of prios, kept for its lingering keys
 	root node[T]
 	log  ring[orderEntry[T]] // with a starvation bound: every entry, in the order it became ready
 }
@@ -113,6 +130,19 @@ type node[T comparable] struct {
 	prev, next          *node[T]
 	key                 string
 	active, inner, wide bool
+
+	// The offer that last took this key's turn, in epoch offEpoch; and,
+	// for an inner node, the first of its children from which on every
+	// one's turn was taken by an offer (laneFirst, valid in laneEpoch):
+	// the children's turns are those that nothing took, then those that
+	// hand-outs and claimed offers took, then those that offers took, in
+	// the order offered.
+	offSlot   *slot[T]
+	offGen    uint32
+	offEpoch  uint32
+	laneFirst *node[T]
+	laneEpoch uint32
+	lingers   bool // in prioOrder.lingering
 }
 
 type orderEntry[T comparable] struct {
@@ -122,7 +152,7 @@ type orderEntry[T comparable] struct {
 }
 
 func newPrioOrder[T comparable](bound time.Duration, now func() int64) *prioOrder[T] {
-	return &prioOrder[T]{bands: make(map[int]*band[T]), bound: int64(bound), now: now}
+	return &prioOrder[T]{bands: make(map[int]*band[T]), bound: int64(bound), now: now, epoch: 1}
 }
 
 func (o *prioOrder[T]) len() int     { return o.n }
@@ -144,8 +174,10 @@ func (o *prioOrder[T]) insert(item T, p place, front bool) {
 			b = &band[T]{}
 		}
 		o.bands[p.prio] = b
-		i, _ := slices.BinarySearchFunc(o.prios, p.prio, func(a, b int) int { return cmp.Compare(b, a) }) // highest first
-		o.prios = slices.Insert(o.prios, i, p.prio)
+		o.listBand(p.prio)
+	} else if b.idle {
+		b.idle = false
+		o.listBand(p.prio)
 	}
 	e := orderEntry[T]{item: item, seq: p.seq, at: p.at}
 	o.n++
@@ -164,6 +196,12 @@ func (o *prioOrder[T]) insert(item T, p place, front bool) {
 	for x := leaf; x != nil; x = x.parent {
 		x.n++
 	}
+}
+
+// listBand puts prio among the priorities with live items.
+func (o *prioOrder[T]) listBand(prio int) {
+	i, _ := slices.BinarySearchFunc(o.prios, prio, func(a, b int) int { return cmp.Compare(b, a) }) // highest first
+	o.prios = slices.Insert(o.prios, i, prio)
 }
 
 // remove abandons item's place: its entry goes stale, and so does its
@@ -255,7 +293,15 @@ func (o *prioOrder[T]) discard(leaf *node[T]) {
 // popped takes the entry just handed out from band prio off the count.
 func (o *prioOrder[T]) popped(prio int) {
 	o.n--
-	if o.bands[prio].root.n == 0 {
+	b := o.bands[prio]
+	switch {
+	case b.root.n > 0:
+	case o.offering: // its keys linger: the band stays, out of prios
+		b.idle = true
+		i := slices.Index(o.prios, prio)
+		o.prios = slices.Delete(o.prios, i, i+1)
+		o.idle = append(o.idle, prio)
+	default:
 		o.dropBand(prio)
 	}
 }
@@ -300,15 +346,27 @@ func (o *prioOrder[T]) dropBand(prio int) {
 	delete(o.bands, prio)
 	i := slices.Index(o.prios, prio)
 	o.prios = slices.Delete(o.prios, i, i+1)
+	o.spareBand(b)
+}
+
+// spareBand keeps b, which has no live entry and is out of the order, for
+// the next priority that needs one, unless lingering keys are under it.
+func (o *prioOrder[T]) spareBand(b *band[T]) {
+	b.root.laneFirst = nil
+	if len(b.root.children) > 0 { // lingering keys: they go with it
+		o.repeat = true // a key of theirs that comes back takes the lane back
+		return
+	}
 	if len(o.spare) < maxSpare { // its root has no live entry: emptied
 		o.spare = append(o.spare, b)
 	}
 }
 
 // leaf returns the leaf of keys under n, making the nodes on the way, and
-// gives the key at each level its turn: at the back of its parent's turns
-// if it had none, or at the front if front (an item taken back gets back
-// the turn it had).
+// gives the key at each level its turn: if it had none, behind the turns
+// of its parent's other keys but before those that offers still in the
+// lane took (laneStart), or at the front if front (an item taken back
+// gets back the turn it had).
 func (o *prioOrder[T]) leaf(n *node[T], keys []string, front bool) *node[T] {
 	x := n
 	for i, k := range keys {
@@ -325,10 +383,14 @@ func (o *prioOrder[T]) leaf(n *node[T], keys []string, front bool) *node[T] {
 			x.children[k] = c
 			x.wide = x.wide || len(x.children) > wideNode
 		}
-		if front {
+		switch {
+		case front:
 			x.toFront(c)
-		} else if !c.active {
-			x.toBack(c)
+		case c.active:
+		case o.inLane(c): // a lingering key: back to the turn its offer gave it
+			o.rejoin(x, c)
+		default:
+			x.join(c, o.laneStart(x))
 		}
 		x = c
 	}
@@ -369,6 +431,9 @@ func (o *prioOrder[T]) drop(b *band[T], item T, keys []string) {
 		p := x.parent
 		if p != nil && x.n == 0 {
 			o.discard(x)
+			if p.laneFirst == x {
+				p.laneFirst = x.next
+			}
 			p.unlink(x)
 			delete(p.children, x.key)
 			o.freeNode(x)
@@ -399,7 +464,11 @@ func (o *prioOrder[T]) newNode(parent *node[T], k string) *node[T] {
 // key if there is room, with its small buffers: a spare is a node as new
 // but for its buffers.
 func (o *prioOrder[T]) freeNode(x *node[T]) {
-	if len(o.spareNodes) == maxSpareNodes {
+	if len(x.children) > 0 { // lingering keys: they go with it
+		o.repeat = true // a key of theirs that comes back takes the lane back
+		return
+	}
+	if x.lingers || len(o.spareNodes) == maxSpareNodes { // a lingering key's node is not reused until swept
 		return
 	}
 	x.emptied()
@@ -415,10 +484,10 @@ func (o *prioOrder[T]) freeNode(x *node[T]) {
 }
 
 // emptied lets an inner node's map of children go once the node has no
-// live entry left, if it held many; a narrow one keeps it, empty, for the
-// next keys.
+// live entry left, if it held many and holds no lingering key; a narrow
+// one keeps it, empty, for the next keys.
 func (n *node[T]) emptied() {
-	if n.wide {
+	if n.wide && len(n.children) == 0 {
 		n.children, n.wide = nil, false
 	}
 }
@@ -431,9 +500,19 @@ func (o *prioOrder[T]) popNode(n *node[T]) (orderEntry[T], []string) {
 		c := n.first
 		e, keys := o.popNode(c)
 		n.n--
+		if n.laneFirst == c { // c's turn goes to the back, or c goes
+			n.laneFirst = c.next
+		}
 		n.unlink(c)
 		if c.n > 0 {
 			n.toBack(c) // its turn is over
+			if o.offering {
+				o.tookTurn(n, c)
+			}
+		} else if o.offering {
+			// c leaves the turns, but its turn stays the offer's until
+			// the item is claimed: it lingers (see Lingering keys).
+			o.linger(c)
 		} else {
 			delete(n.children, c.key)
 			o.freeNode(c)
@@ -460,8 +539,198 @@ func (o *prioOrder[T]) popNode(n *node[T]) (orderEntry[T], []string) {
 	}
 }
 
+// peek returns the place of the next item, leaving it where it is, unless
+// stale entries or the starvation bound make that more than a look.
+func (o *prioOrder[T]) peek() (place, bool) {
+	if len(o.dead) > 0 || o.bound > 0 {
+		return place{}, false
+	}
+	prio := o.prios[0]
+	n := &o.bands[prio].root
+	for n.inner {
+		n = n.first
+	}
+	var e orderEntry[T]
+	if len(n.late) > 0 && (n.fifo.len() == 0 || n.late[0].seq < n.fifo.front().seq) {
+		e = n.late[0]
+	} else {
+		e = n.fifo.front()
+	}
+	return place{prio: prio, seq: e.seq, at: e.at, keys: n.path}, true
+}
+
+// The lane's turns (lane.go, Fairness). Offering an item takes the turns
+// of its keys, as handing it out does, but until a consumer claims it, a
+// key that joins the turns goes before those that offers took: so each
+// inner node marks where, in its children's turns, those that offers took
+// begin (laneFirst), and each node which offer took its turn last.
+
+// newEpoch voids every mark: the lane was taken back.
+func (o *prioOrder[T]) newEpoch() {
+	o.epoch++
+	o.repeat = false
+	clear(o.stamped)
+	o.stamped = o.stamped[:0]
+	o.sweep(true)
+}
+
+// laneEmpty notes that consumers received every offer: the marks may
+// go.
+func (o *prioOrder[T]) laneEmpty() {
+	o.repeat = false
+	if len(o.lingering) > 0 || len(o.idle) > 0 {
+		o.sweep(true)
+	}
+}
+
+// tookTurn notes that the offer under way took c's turn in n: c went to
+// the back of n's turns.
+func (o *prioOrder[T]) tookTurn(n, c *node[T]) {
+	c.offSlot, c.offEpoch = nil, o.epoch
+	o.stamped = append(o.stamped, c)
+	if n.laneEpoch != o.epoch || n.laneFirst == nil {
+		n.laneFirst, n.laneEpoch = c, o.epoch
+	}
+}
+
+// offered gives the nodes whose turns the offer under way took the slot it
+// is offered in.
+func (o *prioOrder[T]) offered(sl *slot[T]) {
+	for i, c := range o.stamped {
+		c.offSlot, c.offGen = sl, sl.gen
+		o.stamped[i] = nil
+	}
+	o.stamped = o.stamped[:0]
+}
+
+// inLane reports whether an offer still in the lane (or received and
+// neither claimed nor given back yet) took c's turn.
+func (o *prioOrder[T]) inLane(c *node[T]) bool {
+	sl := c.offSlot
+	return c.offEpoch == o.epoch && sl != nil && sl.gen == c.offGen && sl.used && sl.state.Load() == slotOffered
+}
+
+// laneStart returns the first of n's children whose turn an offer still in
+// the lane took, if any, from which on every child's was: it moves n's
+// mark past those whose offers were claimed, whose turns are taken for
+// good.
+func (o *prioOrder[T]) laneStart(n *node[T]) *node[T] {
+	if n.laneEpoch != o.epoch {
+		return nil
+	}
+	x := n.laneFirst
+	for x != nil && !o.inLane(x) {
+		x = x.next
+	}
+	n.laneFirst = x
+	return x
+}
+
+// Lingering keys. A key that an offer empties leaves its parent's turns,
+// but until a consumer claims the item, the key's place in the turns is
+// the one the offer gave it: at the back, in the order offered. So the key
+// stays in its parent's children (and an emptied band in bands, out of
+// prios), inactive, until a consumer claims its item and the lingering
+// keys are swept (sweep); a key that comes back meanwhile takes the place
+// its offer gave it (rejoin).
+
+// linger keeps c, which the offer under way emptied, as a lingering key.
+func (o *prioOrder[T]) linger(c *node[T]) {
+	c.offSlot, c.offEpoch = nil, o.epoch
+	o.stamped = append(o.stamped, c)
+	if !c.lingers {
+		c.lingers = true
+		o.lingering = append(o.lingering, c)
+	}
+}
+
+// rejoin gives c, a lingering key whose offer is still in the lane, back
+// its turn in n: behind the turns that earlier offers took, before those
+// that later ones took.
+func (o *prioOrder[T]) rejoin(n, c *node[T]) {
+	at, sent := (*node[T])(nil), c.offSlot.sent
+	for y := n.last; y != nil && o.inLane(y) && y.offSlot.sent > sent; y = y.prev {
+		at = y
+	}
+	first := o.laneStart(n)
+	n.join(c, at)
+	if first == nil || at == first {
+		n.laneFirst, n.laneEpoch = c, o.epoch
+	}
+}
+
+// maxLingering is how many lingering keys an order keeps before it sweeps
+// those whose offers were claimed, while the lane is never empty.
+const maxLingering = 2 * laneSize
+
+// sweep lets go of the lingering keys whose offers were claimed, or of
+// every one if all (the lane holds none of the offers: it was taken back,
+// or consumers received all it offered), and of the bands left with none.
+func (o *prioOrder[T]) sweep(all bool) {
+	for freed := true; freed; {
+		freed = false
+		kept := o.lingering[:0]
+		for _, c := range o.lingering {
+			switch {
+			case c.n > 0 || c.active: // came back
+				c.lingers = false
+			case len(c.children) > 0 || !all && o.inLane(c):
+				kept = append(kept, c)
+			default:
+				c.lingers = false
+				if p := c.parent; p.children[c.key] == c {
+					delete(p.children, c.key)
+					o.freeNode(c)
+					freed = true
+				}
+			}
+		}
+		clear(o.lingering[len(kept):])
+		o.lingering = kept
+	}
+	idle := o.idle[:0]
+	for _, prio := range o.idle {
+		b := o.bands[prio]
+		switch {
+		case b == nil || !b.idle: // came back, or went
+		case len(b.root.children) > 0:
+			idle = append(idle, prio)
+		default:
+			delete(o.bands, prio)
+			b.idle = false
+			b.root.emptied()
+			o.spareBand(b)
+		}
+	}
+	o.idle = idle
+}
+
+// nextRepeats reports whether the next item's first-level key (with
+// fairness keys) has a turn that an offer still in the lane took, so that
+// offering the item would take that key's second turn.
+func (o *prioOrder[T]) nextRepeats() bool {
+	root := &o.bands[o.prios[0]].root
+	return root.inner && root.first == o.laneStart(root)
+}
+
 // The turns of an inner node's children: a doubly linked list of those
 // with live entries.
+
+// join gives c, which has no turn, one before at, or at the back if at is
+// nil.
+func (n *node[T]) join(c, at *node[T]) {
+	if at == nil {
+		n.toBack(c)
+		return
+	}
+	c.prev, c.next, c.active = at.prev, at, true
+	if at.prev != nil {
+		at.prev.next = c
+	} else {
+		n.first = c
+	}
+	at.prev = c
+}
 
 func (n *node[T]) toBack(c *node[T]) {
 	if c.active {

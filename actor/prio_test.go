@@ -572,3 +572,68 @@ func TestSteadyStateAllocs(t *testing.T) {
 		})
 	}
 }
+
+// TestFairnessLaneTurns: with more keys than a lane's first pass needs,
+// the lane offers each key one turn, and keys that join while those offers
+// wait in the lane (a new tenant, and a new namespace of an offered
+// tenant) go before the turns the offers took, and a tenant whose one
+// item the lane offers comes back, with a new item, to the turn its offer
+// took, as they would if the items were handed out one at a time: the
+// hand-out order is the sequential model's (pmodel, fuzz_prio_test.go).
+func TestFairnessLaneTurns(t *testing.T) {
+	const tenants = 40 // more than fairLaneSize
+	const singles = 5  // tenants 40 to 44 have one item each
+	const newTenant, newNamespace, comeBack = 1000, 1001, 2*42 + 1
+	keys := func(i int) []string {
+		switch i {
+		case newTenant:
+			return []string{"z", "x"}
+		case newNamespace:
+			return []string{"t05", "w"}
+		}
+		return []string{fmt.Sprintf("t%02d", i/2), "x"}
+	}
+	synctest.Test(t, func(t *testing.T) {
+		q := actor.New(actor.Config[int]{Fairness: keys})
+		defer q.ShutDown()
+		m := newPModel(keys)
+		add := func(items ...int) {
+			for _, i := range items {
+				q.Add(i)
+				m.add(i, 0)
+			}
+		}
+		for r := range 2 { // every tenant's first item, then every second
+			for tt := range tenants + singles {
+				if r == 0 || tt < tenants {
+					add(2*tt + r)
+				}
+			}
+		}
+		var got, want []int
+		get := func() {
+			item, shutdown := q.Get()
+			if shutdown {
+				t.Fatal("Get() reported shutdown")
+			}
+			w, _ := m.get()
+			got, want = append(got, item), append(want, w)
+		}
+		get() // fills the lane
+		synctest.Wait()
+		add(newTenant, newNamespace, comeBack)
+		synctest.Wait() // the owner applied both adds (an add does not wait for it)
+		for len(m.ready) > 0 {
+			get()
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("hand-out order\n got %v\nwant %v", got, want)
+		}
+		if i := slices.Index(got, newTenant); i != tenants+singles+1 {
+			t.Errorf("the new tenant's item came %d-th; want %d-th, after every tenant's first and t00's second", i, tenants+singles+1)
+		}
+		if i, j := slices.Index(got, comeBack), slices.Index(got, 2*39+1); i < j {
+			t.Errorf("t42's second item came before t39's (%d-th, %d-th): a tenant that comes back keeps the turn its offer took", i, j)
+		}
+	})
+}

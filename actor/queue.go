@@ -82,7 +82,7 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 	}
 	c := &shared[T]{
 		out:        make(chan T),
-		lane:       make(chan *slot[T], laneDepth(cfg.Fairness != nil)),
+		lane:       make(chan *slot[T], laneSize),
 		bell:       make(chan struct{}, 1),
 		quit:       make(chan struct{}),
 		drain:      make(chan struct{}),

@@ -698,8 +698,18 @@ func (s *state[T]) start(item T, e entry) {
 // the slot is sent (set does it), and the slot carries the filter entry so
 // that the consumer who claims it clears the flag first.
 func (s *state[T]) offer() (*slot[T], bool) {
+	if s.prio.fair && len(s.lane.ch) == 0 {
+		s.order.(*prioOrder[T]).laneEmpty()
+	}
 	if s.order.len() == 0 || len(s.lane.ch) > 0 && !s.lane.top.claimable(s.nextPrio()) {
 		return nil, false
+	}
+	var o *prioOrder[T]
+	if s.prio.fair {
+		if o = s.order.(*prioOrder[T]); !s.fairTurn(o) {
+			return nil, false
+		}
+		o.offering = true
 	}
 	item, e, p, _ := s.next()
 	if s.fifo != nil {
@@ -721,8 +731,32 @@ func (s *state[T]) offer() (*slot[T], bool) {
 		hot = s.filter.lookup(item)
 	}
 	idx, sl := s.lane.take(item, hot, p, s.m != nil)
+	if o != nil {
+		o.offering = false
+		o.offered(sl)
+	}
 	s.set(item, e.withSlot(idx), offered)
 	return sl, true
+}
+
+// fairTurn reports whether, with fairness, the lane may offer the next
+// item: an offer that would take a key's second turn while its first
+// offer is still in the lane (so that a key that joins the turns must
+// take the lane back) waits until the lane holds fewer than fairLaneSize
+// items.
+func (s *state[T]) fairTurn(o *prioOrder[T]) bool {
+	n := len(s.lane.ch)
+	if len(o.lingering) >= maxLingering {
+		o.sweep(false)
+	}
+	if !o.nextRepeats() {
+		return true
+	}
+	if n >= fairLaneSize {
+		return false
+	}
+	o.repeat = true
+	return true
 }
 
 // claimSeen is the event of the owner finding that a consumer claimed an

@@ -136,6 +136,13 @@ func (s *state[T]) verifyPrioOrder(t *testing.T, o *prioOrder[T]) {
 	}
 	for prio, b := range o.bands {
 		walk(prio, &b.root, nil)
+		if listed := slices.Contains(o.prios, prio); b.root.n > 0 != listed || b.idle == listed {
+			t.Fatalf("band %d: %d live entries, idle %v, in prios %v", prio, b.root.n, b.idle, listed)
+		}
+		verifyTurns(t, o, &b.root)
+	}
+	if len(o.lingering) > maxLingering+3*laneSize {
+		t.Fatalf("%d lingering keys", len(o.lingering))
 	}
 	if live != o.n {
 		t.Fatalf("%d live entries in the priority order; n = %d", live, o.n)
@@ -166,6 +173,112 @@ func (s *state[T]) verifyPrioOrder(t *testing.T, o *prioOrder[T]) {
 	}
 	for _, b := range o.bands {
 		inTree(&b.root)
+	}
+}
+
+// verifyTurns checks the turns under n: the children with live entries
+// are those in the turns, once each; each child without is a lingering
+// key; the counts add up; and the lane's mark is in the turns.
+func verifyTurns[T comparable](t *testing.T, o *prioOrder[T], n *node[T]) {
+	t.Helper()
+	inTurns := make(map[*node[T]]bool)
+	for c := n.first; c != nil; c = c.next {
+		if inTurns[c] || n.children[c.key] != c || !c.active || c.n == 0 {
+			t.Fatalf("key %q: in the turns twice, or not a child, or inactive (%v) or empty (%d)", c.key, c.active, c.n)
+		}
+		inTurns[c] = true
+	}
+	sum := 0
+	for k, c := range n.children {
+		sum += c.n
+		switch {
+		case c.parent != n || c.key != k:
+			t.Fatalf("key %q: a child with parent key %q", k, c.key)
+		case c.n > 0 && !inTurns[c]:
+			t.Fatalf("key %q: %d live entries, no turn", k, c.n)
+		case c.n == 0 && (c.active || !c.lingers || !slices.Contains(o.lingering, c)):
+			t.Fatalf("key %q: no live entry, active %v, lingers %v: a node left behind", k, c.active, c.lingers)
+		}
+		verifyTurns(t, o, c)
+	}
+	if n.inner && sum != n.n {
+		t.Fatalf("key %q: %d live entries below, n = %d", n.key, sum, n.n)
+	}
+	if n.laneEpoch == o.epoch && n.laneFirst != nil && !inTurns[n.laneFirst] {
+		t.Fatalf("key %q: the lane's mark is not in the turns", n.key)
+	}
+}
+
+// TestStateFairLaneRandom drives a state with fairness and a lane through
+// random adds over many keys, offers (up to a full lane), claims, Dones,
+// take-backs and hand-outs by the owner, and checks every invariant after each step
+// (verifyTurns: no key is left behind, lingering keys are kept and let
+// go), that no item is handed out while it is processing, and that
+// everything drains, leaving no key behind.
+func TestStateFairLaneRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	var now int64
+	s := prioTestState(true, 0, RequeueAtDone, &now)
+	s.lane.ch, s.lane.top = make(chan *slot[int], laneSize), new(topPrio)
+	s.lane.top.w.Store(topWord(0))
+	keysOf := func(k int) []string { return []string{fmt.Sprint("t", k%50), fmt.Sprint("n", k%3)} }
+	var processing []int
+	claim := func(step int) {
+		item := claimed(<-s.lane.ch)
+		if slices.Contains(processing, item) {
+			t.Fatalf("step %d: item %d handed out while it is processing", step, item)
+		}
+		processing = append(processing, item)
+	}
+	handedOut := 0
+	for step := range 30_000 {
+		switch op := r.IntN(10); {
+		case op < 4:
+			k := r.IntN(400)
+			s.add(k, want{keys: keysOf(k)})
+		case op == 4:
+			s.fillTo(r.IntN(laneSize) + 1)
+		case op < 7 && len(s.lane.ch) > 0:
+			for range r.IntN(len(s.lane.ch)) + 1 {
+				claim(step)
+				handedOut++
+			}
+		case op == 7 && len(s.lane.ch) > 0 && r.IntN(4) == 0:
+			s.reclaimLane()
+		case op == 7 && r.IntN(4) == 0: // a Get the owner serves, as serveWaiters does
+			if s.lane.inUse > 0 {
+				s.reclaimLane()
+			}
+			if item, e, _, ok := s.next(); ok {
+				if slices.Contains(processing, item) {
+					t.Fatalf("step %d: item %d handed out while it is processing", step, item)
+				}
+				s.start(item, e)
+				processing = append(processing, item)
+				handedOut++
+			}
+		case op >= 8 && len(processing) > 0:
+			processing = s.doneOne(r, processing)
+		}
+		s.verifyStep(t, step)
+	}
+	if handedOut < 5000 {
+		t.Fatalf("%d items handed out in 30,000 steps; want at least 5,000", handedOut)
+	}
+	for len(processing) > 0 || s.order.len() > 0 || len(s.lane.ch) > 0 {
+		s.fill()
+		for len(s.lane.ch) > 0 {
+			claim(-1)
+		}
+		for len(processing) > 0 {
+			processing = s.doneOne(r, processing)
+		}
+	}
+	s.fill() // with the lane empty: the lingering keys go
+	s.verify(t)
+	o := s.order.(*prioOrder[int])
+	if len(s.items) != 0 || len(o.lingering) != 0 || len(o.bands) != 0 {
+		t.Fatalf("drained: %d items, %d lingering keys, %d bands; want 0", len(s.items), len(o.lingering), len(o.bands))
 	}
 }
 
