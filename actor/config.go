@@ -46,7 +46,8 @@ type Config[T comparable] struct {
 	// a reused buffer). A key with nothing ready costs nothing, and an
 	// item costs no allocation in steady state. Get takes items without
 	// waiting for the owner goroutine, which offers them ahead in turn
-	// order and takes them back when a key gets a new turn; so, as with any
+	// order, and gives a key that gets a new turn meanwhile its place
+	// before the turns those offers took; so, as with any
 	// one-way add, a Get may hand out an item offered before the owner
 	// applied an add that the Get's own caller made just before, whose
 	// key then has its turn after that item. Hand-out stays round-robin.
