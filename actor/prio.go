@@ -204,6 +204,12 @@ func (o *prioOrder[T]) listBand(prio int) {
 	o.prios = slices.Insert(o.prios, i, prio)
 }
 
+// unlistBand takes prio out of the priorities with live items.
+func (o *prioOrder[T]) unlistBand(prio int) {
+	i := slices.Index(o.prios, prio)
+	o.prios = slices.Delete(o.prios, i, i+1)
+}
+
 // remove abandons item's place: its entry goes stale, and so does its
 // copy in the band's log.
 func (o *prioOrder[T]) remove(item T, p place) {
@@ -298,8 +304,7 @@ func (o *prioOrder[T]) popped(prio int) {
 	case b.root.n > 0:
 	case o.offering: // its keys linger: the band stays, out of prios
 		b.idle = true
-		i := slices.Index(o.prios, prio)
-		o.prios = slices.Delete(o.prios, i, i+1)
+		o.unlistBand(prio)
 		o.idle = append(o.idle, prio)
 	default:
 		o.dropBand(prio)
@@ -344,8 +349,7 @@ func (o *prioOrder[T]) dropBand(prio int) {
 		o.stale(deadKey[T]{item: b.log.pop().item, log: b})
 	}
 	delete(o.bands, prio)
-	i := slices.Index(o.prios, prio)
-	o.prios = slices.Delete(o.prios, i, i+1)
+	o.unlistBand(prio)
 	o.spareBand(b)
 }
 
@@ -431,9 +435,6 @@ func (o *prioOrder[T]) drop(b *band[T], item T, keys []string) {
 		p := x.parent
 		if p != nil && x.n == 0 {
 			o.discard(x)
-			if p.laneFirst == x {
-				p.laneFirst = x.next
-			}
 			p.unlink(x)
 			delete(p.children, x.key)
 			o.freeNode(x)
@@ -500,9 +501,6 @@ func (o *prioOrder[T]) popNode(n *node[T]) (orderEntry[T], []string) {
 		c := n.first
 		e, keys := o.popNode(c)
 		n.n--
-		if n.laneFirst == c { // c's turn goes to the back, or c goes
-			n.laneFirst = c.next
-		}
 		n.unlink(c)
 		if c.n > 0 {
 			n.toBack(c) // its turn is over
@@ -586,11 +584,17 @@ func (o *prioOrder[T]) laneEmpty() {
 // tookTurn notes that the offer under way took c's turn in n: c went to
 // the back of n's turns.
 func (o *prioOrder[T]) tookTurn(n, c *node[T]) {
-	c.offSlot, c.offEpoch = nil, o.epoch
-	o.stamped = append(o.stamped, c)
+	o.stamp(c)
 	if n.laneEpoch != o.epoch || n.laneFirst == nil {
 		n.laneFirst, n.laneEpoch = c, o.epoch
 	}
+}
+
+// stamp notes that the offer under way took c's turn, in this epoch; its
+// slot comes with offered.
+func (o *prioOrder[T]) stamp(c *node[T]) {
+	c.offSlot, c.offEpoch = nil, o.epoch
+	o.stamped = append(o.stamped, c)
 }
 
 // offered gives the nodes whose turns the offer under way took the slot it
@@ -636,8 +640,7 @@ func (o *prioOrder[T]) laneStart(n *node[T]) *node[T] {
 
 // linger keeps c, which the offer under way emptied, as a lingering key.
 func (o *prioOrder[T]) linger(c *node[T]) {
-	c.offSlot, c.offEpoch = nil, o.epoch
-	o.stamped = append(o.stamped, c)
+	o.stamp(c)
 	if !c.lingers {
 		c.lingers = true
 		o.lingering = append(o.lingering, c)
@@ -758,9 +761,14 @@ func (n *node[T]) toFront(c *node[T]) {
 	n.first = c
 }
 
+// unlink takes c out of the turns; the lane's mark, if c holds it, moves
+// to the turn after c's.
 func (n *node[T]) unlink(c *node[T]) {
 	if !c.active {
 		return
+	}
+	if n.laneFirst == c {
+		n.laneFirst = c.next
 	}
 	if c.prev != nil {
 		c.prev.next = c.next
