@@ -48,6 +48,7 @@ type place struct {
 type prioOrder[T comparable] struct {
 	bands  map[int]*band[T]
 	prios  []int              // priorities with live items, highest first
+	top    *band[T]           // the band of prios[0], nil if none: most adds and every hand-out use it
 	dead   map[deadKey[T]]int // stale entries not yet reached, per item and container
 	peak   int                // the most keys dead held since it was last made
 	bound  int64              // the starvation bound in nanoseconds; 0 for none
@@ -166,7 +167,7 @@ func (o *prioOrder[T]) push(item T, p place) { o.insert(item, p, false) }
 func (o *prioOrder[T]) pushFront(item T, p place) { o.insert(item, p, true) }
 
 func (o *prioOrder[T]) insert(item T, p place, front bool) {
-	b := o.bands[p.prio]
+	b := o.band(p.prio)
 	if b == nil {
 		if n := len(o.spare); n > 0 {
 			b, o.spare = o.spare[n-1], o.spare[:n-1]
@@ -174,10 +175,10 @@ func (o *prioOrder[T]) insert(item T, p place, front bool) {
 			b = &band[T]{}
 		}
 		o.bands[p.prio] = b
-		o.listBand(p.prio)
+		o.listBand(p.prio, b)
 	} else if b.idle {
 		b.idle = false
-		o.listBand(p.prio)
+		o.listBand(p.prio, b)
 	}
 	e := orderEntry[T]{item: item, seq: p.seq, at: p.at}
 	o.n++
@@ -198,23 +199,41 @@ func (o *prioOrder[T]) insert(item T, p place, front bool) {
 	}
 }
 
-// listBand puts prio among the priorities with live items.
-func (o *prioOrder[T]) listBand(prio int) {
+// band returns the band of priority prio, nil if it has none.
+func (o *prioOrder[T]) band(prio int) *band[T] {
+	if len(o.prios) > 0 && o.prios[0] == prio {
+		return o.top
+	}
+	return o.bands[prio]
+}
+
+// listBand puts prio, whose band is b, among the priorities with live
+// items.
+func (o *prioOrder[T]) listBand(prio int, b *band[T]) {
 	i, _ := slices.BinarySearchFunc(o.prios, prio, func(a, b int) int { return cmp.Compare(b, a) }) // highest first
 	o.prios = slices.Insert(o.prios, i, prio)
+	if i == 0 {
+		o.top = b
+	}
 }
 
 // unlistBand takes prio out of the priorities with live items.
 func (o *prioOrder[T]) unlistBand(prio int) {
 	i := slices.Index(o.prios, prio)
 	o.prios = slices.Delete(o.prios, i, i+1)
+	if i == 0 {
+		o.top = nil
+		if len(o.prios) > 0 {
+			o.top = o.bands[o.prios[0]]
+		}
+	}
 }
 
 // remove abandons item's place: its entry goes stale, and so does its
 // copy in the band's log.
 func (o *prioOrder[T]) remove(item T, p place) {
 	o.n--
-	b := o.bands[p.prio]
+	b := o.band(p.prio)
 	if o.bound > 0 {
 		o.kill(deadKey[T]{item: item, log: b})
 	}
@@ -231,14 +250,13 @@ func (o *prioOrder[T]) pop() (T, place) {
 			return item, p
 		}
 	}
-	prio := o.prios[0]
-	b := o.bands[prio]
+	prio, b := o.prios[0], o.top
 	e, keys := o.popNode(&b.root)
 	if o.bound > 0 {
 		o.kill(deadKey[T]{item: e.item, log: b})
 		o.sweepLog(b)
 	}
-	o.popped(prio)
+	o.popped(prio, b)
 	return e.item, place{prio: prio, seq: e.seq, at: e.at, keys: keys}
 }
 
@@ -296,10 +314,10 @@ func (o *prioOrder[T]) discard(leaf *node[T]) {
 	}
 }
 
-// popped takes the entry just handed out from band prio off the count.
-func (o *prioOrder[T]) popped(prio int) {
+// popped takes the entry just handed out from b, the band of prio, off
+// the count.
+func (o *prioOrder[T]) popped(prio int, b *band[T]) {
 	o.n--
-	b := o.bands[prio]
 	switch {
 	case b.root.n > 0:
 	case o.offering: // its keys linger: the band stays, out of prios
@@ -339,7 +357,7 @@ func (o *prioOrder[T]) popStarving() (item T, p place, ok bool) {
 		keys = o.keysOf(oldest.item)
 	}
 	o.drop(b, oldest.item, keys) // its leaf entry goes stale
-	o.popped(prio)
+	o.popped(prio, b)
 	return oldest.item, place{prio: prio, seq: oldest.seq, at: oldest.at, keys: keys}, true
 }
 
@@ -406,7 +424,7 @@ func (o *prioOrder[T]) leaf(n *node[T], keys []string, front bool) *node[T] {
 // priority's first. Such a key goes behind the keys that have turns, but
 // before the next turns of those that items offered in the lane took.
 func (o *prioOrder[T]) joinsTurns(p place) bool {
-	b := o.bands[p.prio]
+	b := o.band(p.prio)
 	if b == nil {
 		return true
 	}
@@ -544,7 +562,7 @@ func (o *prioOrder[T]) peek() (place, bool) {
 		return place{}, false
 	}
 	prio := o.prios[0]
-	n := &o.bands[prio].root
+	n := &o.top.root
 	for n.inner {
 		n = n.first
 	}
@@ -712,7 +730,7 @@ func (o *prioOrder[T]) sweep(all bool) {
 // fairness keys) has a turn that an offer still in the lane took, so that
 // offering the item would take that key's second turn.
 func (o *prioOrder[T]) nextRepeats() bool {
-	root := &o.bands[o.prios[0]].root
+	root := &o.top.root
 	return root.inner && root.first == o.laneStart(root)
 }
 

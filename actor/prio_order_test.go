@@ -101,8 +101,8 @@ func runPrioOrder(t *testing.T, seed uint64, fair bool, bound int64) {
 		pop(1000 + step)
 		checkDead(t, o, fmt.Sprintf("seed %d drain %d", seed, step))
 	}
-	if len(model) != 0 || len(o.bands) != 0 || len(o.prios) != 0 || len(o.dead) != 0 {
-		t.Fatalf("seed %d: drained: model %d, bands %d, prios %d, dead %d; want all 0", seed, len(model), len(o.bands), len(o.prios), len(o.dead))
+	if len(model) != 0 || len(o.bands) != 0 || len(o.prios) != 0 || len(o.dead) != 0 || o.top != nil {
+		t.Fatalf("seed %d: drained: model %d, bands %d, prios %d, dead %d, top %p; want all 0", seed, len(model), len(o.bands), len(o.prios), len(o.dead), o.top)
 	}
 }
 
@@ -111,6 +111,9 @@ func runPrioOrder(t *testing.T, seed uint64, fair bool, bound int64) {
 // (and one log entry, with a bound).
 func checkDead(t *testing.T, o *prioOrder[int], when string) {
 	t.Helper()
+	if len(o.prios) > 0 && o.top != o.bands[o.prios[0]] {
+		t.Fatalf("%s: top band is not the band of priority %d", when, o.prios[0])
+	}
 	stored := 0
 	var walk func(n *node[int])
 	walk = func(n *node[int]) {

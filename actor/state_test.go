@@ -141,6 +141,9 @@ func (s *state[T]) verifyPrioOrder(t *testing.T, o *prioOrder[T]) {
 		}
 		verifyTurns(t, o, &b.root)
 	}
+	if len(o.prios) == 0 && o.top != nil || len(o.prios) > 0 && o.top != o.bands[o.prios[0]] {
+		t.Fatalf("top band %p; want the band of the first of priorities %v", o.top, o.prios)
+	}
 	if len(o.lingering) > maxLingering+3*laneSize {
 		t.Fatalf("%d lingering keys", len(o.lingering))
 	}
