@@ -105,7 +105,16 @@ import (
 // item takes the lane back first, and an item given back goes back at the
 // front of its turns after the lane is taken back. Within a priority the
 // lane follows turns, not sequence numbers, so only a higher priority
-// counts as going before what it offers (goesBefore). An item that a
+// counts as going before what it offers (goesBefore); an item made ready
+// above the lane's last offer takes the lane back as it is made ready
+// (state.enqueue), not when the owner next offers, so that a Get that its
+// caller makes after the add was applied (after a Len, say) cannot
+// receive a slot the take-back misses. (A slot that a consumer receives
+// while the owner takes the lane back is missed: given back later, its
+// item goes to the front of its keys' turns, which can put its key ahead
+// of the key of an offer made before it that the take-back put back. Only
+// concurrent Gets can meet that window; the fuzz model found it with one
+// consumer when the take-back waited for the next offer.) An item that a
 // consumer received is handed out: its turn is taken. Two slots that
 // consumers received and give back go back in the order they come, which
 // may differ from the order offered (only with priorities, and only when

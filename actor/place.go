@@ -20,7 +20,7 @@ func (s *state[T]) enqueue(item T, e entry, seq uint64, keys []string) {
 	}
 	p := s.placeOf(s.prioOf(item, e), seq, keys)
 	if s.prio.fair && len(s.lane.ch) > 0 {
-		if o := s.order.(*prioOrder[T]); o.repeat && o.joinsTurns(p) {
+		if o := s.order.(*prioOrder[T]); o.repeat && o.joinsTurns(p) || s.goesBefore(p) {
 			s.reclaimLane()
 		}
 	}
