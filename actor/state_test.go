@@ -221,9 +221,7 @@ func verifyTurns[T comparable](t *testing.T, o *prioOrder[T], n *node[T]) {
 func TestStateFairLaneRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 8))
 	var now int64
-	s := prioTestState(true, 0, RequeueAtDone, &now)
-	s.lane.ch, s.lane.top = make(chan *slot[int], laneSize), new(topPrio)
-	s.lane.top.w.Store(topWord(0))
+	s := withLane(prioTestState(true, 0, RequeueAtDone, &now), laneSize, 0)
 	keysOf := func(k int) []string { return []string{fmt.Sprint("t", k%50), fmt.Sprint("n", k%3)} }
 	var processing []int
 	claim := func(step int) {
@@ -1046,11 +1044,17 @@ func (s *state[T]) verifyStep(t *testing.T, step int) {
 // laneTestState is a test state whose lane is a channel of capacity 8, and
 // whose top priority is top: what the owner and the adds share.
 func laneTestState(top int) (*state[string], *topPrio) {
-	s := newTestState[string]()
-	s.lane.ch, s.lane.top = make(chan *slot[string], 8), new(topPrio)
+	s := withLane(newTestState[string](), 8, top)
+	return s, s.lane.top
+}
+
+// withLane gives s a lane of the given capacity, with top priority top,
+// and returns s.
+func withLane[T comparable](s *state[T], capacity, top int) *state[T] {
+	s.lane.ch, s.lane.top = make(chan *slot[T], capacity), new(topPrio)
 	s.lane.top.w.Store(topWord(top))
 	s.lane.floor = top
-	return s, s.lane.top
+	return s
 }
 
 // fill offers ready items in the lane as the owner does, and returns how
@@ -1076,10 +1080,7 @@ func (s *state[T]) fillTo(k int) int {
 // item comes before those offered), and items still go first in, first
 // out within their priority through every take-back.
 func TestStateLaneReclaimAllocs(t *testing.T) {
-	s := newTestState[int]()
-	s.lane.ch, s.lane.top = make(chan *slot[int], laneSize), new(topPrio)
-	s.lane.top.w.Store(topWord(-1))
-	s.lane.floor = -1
+	s := withLane(newTestState[int](), laneSize, -1)
 	const n = 2 * laneSize
 	for i := range n {
 		s.add(i, want{prio: -1})
@@ -1307,10 +1308,7 @@ func TestStateFairAllocs(t *testing.T) {
 // to the front of the turns, ahead of the key of the first.
 func TestStateFairRaiseTakesLaneBack(t *testing.T) {
 	var now int64
-	s := prioTestState(true, 0, RequeueAtDone, &now)
-	s.lane.ch, s.lane.top = make(chan *slot[int], laneSize), new(topPrio)
-	s.lane.top.w.Store(topWord(-2))
-	s.lane.floor = -2
+	s := withLane(prioTestState(true, 0, RequeueAtDone, &now), laneSize, -2)
 	keysOf := func(k int) []string { return []string{fmt.Sprint("t", k%3), fmt.Sprint("n", k%2)} }
 	s.add(10, want{prio: -2, keys: keysOf(10)})
 	s.add(11, want{prio: -2, keys: keysOf(11)})
