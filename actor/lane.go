@@ -101,27 +101,27 @@ import (
 // fill it. A slot that a consumer received but has neither claimed nor
 // given back yet may count either way (it is about to be claimed, or
 // given back, which takes the lane back). For the same reason, a raise
-// of an offered
-// item takes the lane back first, and an item given back goes back at the
-// front of its turns after the lane is taken back. Within a priority the
-// lane follows turns, not sequence numbers, so only a higher priority
-// counts as going before what it offers (goesBefore); an item made ready
-// above the lane's last offer takes the lane back as it is made ready
-// (state.enqueue), not when the owner next offers, so that a Get that its
-// caller makes after the add was applied (after a Len, say) cannot
-// receive a slot the take-back misses. (A slot that a consumer receives
-// while the owner takes the lane back is missed: given back later, its
-// item goes to the front of its keys' turns, which can put its key ahead
-// of the key of an offer made before it that the take-back put back. Only
-// concurrent Gets can meet that window; the fuzz model found it with one
-// consumer when the take-back waited for the next offer.) An item that a
-// consumer received is handed out: its turn is taken. Two slots that
-// consumers received and give back go back in the order they come, which
-// may differ from the order offered (only with priorities, and only when
-// two consumers give back at once). Like every hand-out through the lane,
-// a Get may receive an item offered before the owner applied an add sent
-// earlier by the Get's own caller: at the same priority, such an add's
-// key gets its turn after what was offered then (see Config.Fairness).
+// of an offered item takes the lane back first, and an item given back
+// goes back at the front of its turns after the lane is taken back.
+// Within a priority the lane follows turns, not sequence numbers, so only
+// a higher priority counts as going before what it offers (goesBefore); an
+// item made ready above the lane's last offer takes the lane back as it is
+// made ready (state.enqueue), not when the owner next offers, so that a
+// Get that its caller makes after the add was applied (after a Len, say)
+// cannot receive a slot the take-back misses. (A slot that a consumer
+// receives while the owner takes the lane back is missed: given back
+// later, its item goes to the front of its keys' turns, which can put its
+// key ahead of the key of an offer made before it that the take-back put
+// back. Only concurrent Gets can meet that window; the fuzz model found it
+// with one consumer when the take-back waited for the next offer.) An item
+// that a consumer received is handed out: its turn is taken. Two slots
+// that consumers received and give back go back in the order they come,
+// which may differ from the order offered (only with priorities, and only
+// when two consumers give back at once). Like every hand-out through the
+// lane, a Get may receive an item offered before the owner applied an add
+// sent earlier by the Get's own caller: at the same priority, such an
+// add's key gets its turn after what was offered then (see
+// Config.Fairness).
 //
 // The lane is off for good, and its channel closed, from the start with a
 // starvation bound (whose oldest-first hand-out the lane does not follow)

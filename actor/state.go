@@ -745,14 +745,13 @@ func (s *state[T]) offer() (*slot[T], bool) {
 // take the lane back) waits until the lane holds fewer than fairLaneSize
 // items.
 func (s *state[T]) fairTurn(o *prioOrder[T]) bool {
-	n := len(s.lane.ch)
 	if len(o.lingering) >= maxLingering {
 		o.sweep(false)
 	}
 	if !o.nextRepeats() {
 		return true
 	}
-	if n >= fairLaneSize {
+	if len(s.lane.ch) >= fairLaneSize {
 		return false
 	}
 	o.repeat = true
