@@ -112,3 +112,69 @@ func BenchmarkOwnerWorkFair(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOwnerWorkPrio is BenchmarkOwnerWork's stream through a
+// priority order, as in bench's PipelinePrio:
+//
+//   - low=0: every item at 0, so what it adds to stream is the priority
+//     order's own cost;
+//   - low=10: one item in ten at -100 (controller-runtime's
+//     handler.LowPriority), which the lane, full of items at 0, does not
+//     offer: they pile up, as they do in PipelinePrio, and are handed out
+//     off the clock once 2^17 of them wait.
+func BenchmarkOwnerWorkPrio(b *testing.B) {
+	const maxLow = 1 << 17
+	for _, every := range []int{0, 10} {
+		b.Run(fmt.Sprintf("low=%d", every), func(b *testing.B) {
+			s := newTestState[int]()
+			s.usePrio()
+			s.lane.ch, s.lane.top = make(chan *slot[int], laneSize), new(topPrio)
+			claimOne := func() {
+				item, _, ok := (<-s.lane.ch).claim(nil)
+				if !ok {
+					b.Fatal("a slot was revoked")
+				}
+				s.done(item)
+			}
+			next, low := 0, 0
+			b.ReportAllocs()
+			for b.Loop() {
+				w := want{}
+				if every > 0 && next%every == 0 {
+					w.prio = -100
+					low++
+				}
+				s.add(next, w)
+				next++
+				if len(s.lane.ch) == cap(s.lane.ch) {
+					claimOne()
+				}
+				if sl, ok := s.offer(); ok {
+					s.lane.ch <- sl
+				} else if w.prio == 0 {
+					b.Fatal("nothing to offer")
+				}
+				if low == maxLow {
+					b.StopTimer()
+					for s.order.len() > 0 || len(s.lane.ch) > 0 {
+						for len(s.lane.ch) > 0 {
+							claimOne()
+						}
+						for len(s.lane.ch) < cap(s.lane.ch) {
+							sl, ok := s.offer()
+							if !ok {
+								break
+							}
+							s.lane.ch <- sl
+						}
+					}
+					low = 0
+					b.StartTimer()
+				}
+			}
+			if n := len(s.items); n > laneSize+maxLow {
+				b.Fatalf("%d items known; want at most %d", n, laneSize+maxLow)
+			}
+		})
+	}
+}
