@@ -128,7 +128,7 @@ func BenchmarkOwnerWorkPrio(b *testing.B) {
 		b.Run(fmt.Sprintf("low=%d", every), func(b *testing.B) {
 			s := newTestState[int]()
 			s.usePrio()
-			s.lane.ch, s.lane.top = make(chan *slot[int], laneSize), new(topPrio)
+			withLane(s, laneSize, 0)
 			claimOne := func() {
 				item, _, ok := (<-s.lane.ch).claim(nil)
 				if !ok {

@@ -239,7 +239,7 @@ func (o *prioOrder[T]) remove(item T, p place) {
 	}
 	o.drop(b, item, p.keys)
 	if b.root.n == 0 {
-		o.dropBand(p.prio)
+		o.dropBand(p.prio, b)
 	}
 }
 
@@ -325,7 +325,7 @@ func (o *prioOrder[T]) popped(prio int, b *band[T]) {
 		o.unlistBand(prio)
 		o.idle = append(o.idle, prio)
 	default:
-		o.dropBand(prio)
+		o.dropBand(prio, b)
 	}
 }
 
@@ -361,8 +361,9 @@ func (o *prioOrder[T]) popStarving() (item T, p place, ok bool) {
 	return oldest.item, place{prio: prio, seq: oldest.seq, at: oldest.at, keys: keys}, true
 }
 
-func (o *prioOrder[T]) dropBand(prio int) {
-	b := o.bands[prio]
+// dropBand takes b, the band of prio, which has no live entry left, out
+// of the order.
+func (o *prioOrder[T]) dropBand(prio int, b *band[T]) {
 	for b.log.len() > 0 {
 		o.stale(deadKey[T]{item: b.log.pop().item, log: b})
 	}
