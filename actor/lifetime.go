@@ -35,13 +35,14 @@ func (c *shared[T]) withRest(f func(s *state[T])) {
 // ShutDown stops the queue: from now on adds are ignored, and consumers
 // blocked in Get, GetContext, GetBatch or receiving from Items are released
 // (Get returns the items still ready first). ShutDown blocks until the
-// owner goroutine has ended, which takes no longer than applying the
-// requests already sent; when it returns, no goroutine of the queue
-// remains. Pending delays are dropped. Items still ready stay available to
-// Get, and an item that was added again while being processed becomes
-// ready at its Done, as in client-go. ShutDown may be called more than
-// once, from any goroutine, and ends the wait of every ShutDownWithDrain
-// call made before it.
+// owner goroutine has done its last work, which takes no longer than
+// applying the requests already sent; when it returns, no goroutine of the
+// queue remains but the owner returning, which blocks on nothing and never
+// touches the queue again. Pending delays are dropped. Items still ready
+// stay available to Get, and an item that was added again while being
+// processed becomes ready at its Done, as in client-go. ShutDown may be
+// called more than once, from any goroutine, and ends the wait of every
+// ShutDownWithDrain call made before it.
 func (q *Queue[T]) ShutDown() {
 	c := q.c
 	c.shutdowns.Add(1)
@@ -64,7 +65,8 @@ func (q *Queue[T]) ShutDown() {
 // so is one that was added again while processing and became ready at its
 // Done, once a consumer takes it. It returns when nothing is processing, or
 // when ShutDown is called (from another goroutine) after it began. When it
-// returns, no goroutine of the queue remains.
+// returns, no goroutine of the queue remains but the owner returning, as
+// for ShutDown.
 //
 // It may be called more than once and from many goroutines: every call
 // returns under the same rule. It blocks forever if an item being processed

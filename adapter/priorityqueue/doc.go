@@ -74,8 +74,9 @@
 //     ShutDown and a hand-out (fixed by #3540). A controller's workers thus
 //     work off the ready items before they stop.
 //  3. No goroutine remains when ShutDown returns: the queue runs one,
-//     which has ended. controller-runtime's runs five (four for an unnamed
-//     queue) and ShutDown does not wait for them. We found no
+//     which has done its last work and is returning, blocked on nothing.
+//     controller-runtime's runs five (four for an unnamed queue) and
+//     ShutDown does not wait for them. We found no
 //     controller-runtime issue; downstream, Kong/kong-operator#3154 exempts
 //     its handleWaitingItems goroutine from goleak, and
 //     submariner-io/admiral#1061 kept its own queue because controller-
