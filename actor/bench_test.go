@@ -47,3 +47,33 @@ func pipeline(b *testing.B, producers, consumers int) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkAddWithOpts measures a producer's AddWithOpts at priority -100
+// (controller-runtime's handler.LowPriority), per item, of one item per
+// call (as controller-runtime's handlers add them) or of lists of 100. The
+// items are 4,096 keys over and over, so that after the first round the
+// owner goroutine only finds each one ready already: what is measured is
+// mostly the call and its request.
+func BenchmarkAddWithOpts(b *testing.B) {
+	for _, per := range []int{1, 100} {
+		b.Run(fmt.Sprintf("items=%d", per), func(b *testing.B) {
+			q := actor.New(actor.Config[int]{})
+			defer q.ShutDown()
+			opts := actor.AddOpts{Priority: -100}
+			items := make([]int, per)
+			next := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				for i := range items {
+					items[i] = next % 4096
+					next++
+				}
+				q.AddWithOpts(opts, items...)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*per), "ns/item")
+			if n := q.Len(); n != min(next, 4096) {
+				b.Fatalf("Len() = %d; want %d", n, min(next, 4096))
+			}
+		})
+	}
+}

@@ -26,6 +26,8 @@ func TestMailboxOrder(t *testing.T) {
 				switch {
 				case (s+i)%5 == 1:
 					op = opAddList // spills when there is no room
+				case (s+i)%7 == 2:
+					op = opAddPrio // spills too
 				case (s+i)%3 != 0:
 					op = opAdd // limited to inboxSize cells
 				}
@@ -162,10 +164,16 @@ func TestMailboxLimits(t *testing.T) {
 	})
 }
 
-// TestMailboxSpill checks that an AddWithOpts request never waits: with no
-// room in the ring it spills, and takes its place in the order all the
-// same, after the requests put before it and before those put after it.
+// TestMailboxSpill checks that an AddWithOpts request, of a list or of
+// one item, never waits: with no room in the ring it spills, and takes its
+// place in the order all the same, after the requests put before it and
+// before those put after it.
 func TestMailboxSpill(t *testing.T) {
+	t.Run("list", func(t *testing.T) { testMailboxSpill(t, opAddList) })
+	t.Run("one", func(t *testing.T) { testMailboxSpill(t, opAddPrio) })
+}
+
+func testMailboxSpill(t *testing.T, spiller op) {
 	m := newMailbox[int](make(chan struct{}, 1))
 	done := make(chan struct{})
 	ticket := 0
@@ -181,12 +189,12 @@ func TestMailboxSpill(t *testing.T) {
 		}
 		ticket++
 	}
-	if m.tryPut(request[int]{op: opAddList, item: -1}, nil) {
+	if m.tryPut(request[int]{op: spiller, item: -1}, nil) {
 		t.Fatal("tryPut found room in a full ring")
 	}
 	// The ring is full; put returns at once (the test would hang if it
 	// waited, since nobody takes).
-	if !m.put(request[int]{op: opAddList, item: -1}, nil, done) {
+	if !m.put(request[int]{op: spiller, item: -1}, nil, done) {
 		t.Fatal("put of a list returned false")
 	}
 	if !m.spilled.Load() {

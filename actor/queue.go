@@ -248,6 +248,15 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 			c.mustHash(item)
 		}
 	}
+	if len(items) == 1 && o.After == 0 && !o.RateLimited && int(int32(o.Priority)) == o.Priority {
+		// One item added now, as controller-runtime's handlers add them:
+		// its request carries it and its priority, with no list.
+		item := items[0]
+		if c.send(request[T]{op: opAddPrio, prio: int32(o.Priority), item: item, at: c.callTime(), keys: c.keysOf(item)}) {
+			c.top.raise(o.Priority) // after the send, as below
+		}
+		return
+	}
 	l := c.list()
 	l.prio = o.Priority
 	l.items = slices.Grow(l.items, len(items)) // one allocation for a new list, not one per doubling

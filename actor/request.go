@@ -19,6 +19,7 @@ const (
 	opAddHot            // add item now; the Add set its filter entry's sent flag (filter.go)
 	opRetry             // AddAfter with d <= 0: count a retry, add item now
 	opAddAt             // AddAfter: count a retry, add item at deadline at
+	opAddPrio           // AddWithOpts of one item, now, at priority prio
 	opAddList           // AddWithOpts: add each item of a list
 	opDone              // Done of item
 	opDones             // Done of each item of a list (DoneBatch)
@@ -32,16 +33,17 @@ const (
 func (o op) isAdd() bool { return o <= opAddList }
 
 // spills reports whether requests of kind o never wait for room in the
-// inbox: AddWithOpts, which adds a list in one message, like
+// inbox: AddWithOpts, which adds a list (or one item) in one message, like
 // controller-runtime's buffered adds. When the ring is full they go to the
 // mailbox's spill, which has no bound; every other request waits, but for
 // an Add that carries its item's filter entry, which spills too and needs
 // no bound (mailbox.spillHot).
-func (o op) spills() bool { return o == opAddList }
+func (o op) spills() bool { return o == opAddList || o == opAddPrio }
 
 // request is a message to the owner goroutine.
 type request[T comparable] struct {
 	op   op
+	prio int32 // opAddPrio: the priority (in the padding after op)
 	item T
 	at   int64        // opAddAt: the deadline; others, with metrics: the caller's clock reading (both in nanoseconds since the epoch)
 	list *itemList[T] // opAddList, opDones: the items, with what the caller computed for each
@@ -94,6 +96,8 @@ func (s *state[T]) serve(r request[T]) {
 		s.addAt(r.item, r.at, want{keys: r.keys})
 	case opDone:
 		s.done(r.item)
+	case opAddPrio:
+		s.add(r.item, want{prio: int(r.prio), keys: r.keys})
 	case opAddList:
 		s.addList(r.list)
 		r.list.recycle()
