@@ -232,12 +232,15 @@ type AddOpts struct {
 // goroutine however many there are: it is also the way to add in bulk. The
 // rate limiter (with RateLimited) and the fairness keys are computed in
 // the caller's goroutine. As in controller-runtime, each item that ends up
-// delayed counts as a retry in the metrics. Unlike Add, it never blocks:
-// when the inbox is full, the list waits in an overflow with no bound
-// until the owner takes it, in its place among the caller's calls (as
-// controller-runtime buffers its adds), so that a producer adding in bulk
-// never waits behind consumers, at the price of memory while the owner is
-// behind. Once shutdown has begun it does nothing.
+// delayed counts as a retry in the metrics. A call of one item added now
+// (no After, no RateLimited), as controller-runtime's handlers make, sends
+// the item in its request, with no list to take or allocate. Unlike Add,
+// it never blocks: when the inbox is full, the request waits in an
+// overflow with no bound until the owner takes it, in its place among the
+// caller's calls (as controller-runtime buffers its adds), so that a
+// producer adding in bulk never waits behind consumers, at the price of
+// memory while the owner is behind. Once shutdown has begun it does
+// nothing.
 func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 	c := q.c
 	if len(items) == 0 || c.shutting.Load() {
