@@ -78,12 +78,13 @@
 // applied, its metrics included. Rate limiters run in the caller's
 // goroutine; metrics are recorded by the owner goroutine.
 //
-// The owner goroutine ends when ShutDown returns, when a ShutDownWithDrain
-// finds nothing processing, or soon after the Queue becomes unreachable.
-// What is left then (items still ready, and items being processed, which
-// come back at their Done if they were added again meanwhile) is kept by
-// the goroutines that call Get, Done and Len, one at a time: no goroutine
-// of the queue remains.
+// The owner goroutine does its last work before ShutDown returns (it is
+// then returning, blocked on nothing), before a ShutDownWithDrain returns
+// once it finds nothing processing, or soon after the Queue becomes
+// unreachable. What is left then (items still ready, and items being
+// processed, which come back at their Done if they were added again
+// meanwhile) is kept by the goroutines that call Get, Done and Len, one at
+// a time: no goroutine of the queue keeps it.
 //
 // # Differences from client-go
 //

@@ -195,7 +195,7 @@ func testMailboxSpill(t *testing.T, spiller op) {
 	// The ring is full; put returns at once (the test would hang if it
 	// waited, since nobody takes).
 	if !m.put(request[int]{op: spiller, item: -1}, nil, done) {
-		t.Fatal("put of a list returned false")
+		t.Fatal("put of a spilling request returned false")
 	}
 	if !m.spilled.Load() {
 		t.Fatal("the list did not spill")

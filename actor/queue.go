@@ -251,7 +251,7 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 			c.mustHash(item)
 		}
 	}
-	if len(items) == 1 && o.After == 0 && !o.RateLimited && int(int32(o.Priority)) == o.Priority {
+	if len(items) == 1 && o.After <= 0 && !o.RateLimited && int(int32(o.Priority)) == o.Priority {
 		// One item added now, as controller-runtime's handlers add them:
 		// its request carries it and its priority, with no list.
 		item := items[0]

@@ -52,7 +52,8 @@
 //     pushed the items ahead of them onto its heap; here a request waits at
 //     most for the queue's goroutine to take it.
 //  4. No goroutine is left after ShutDown. ShutDown and ShutDownWithDrain
-//     return once the queue's only goroutine has ended. client-go's
+//     return once the queue's only goroutine has done its last work; it
+//     is then returning, blocked on nothing. client-go's
 //     delaying queue returns while its waitingLoop may still run
 //     (kubernetes/kubernetes#134323; the plain queue was fixed in
 //     kubernetes/kubernetes#135072).

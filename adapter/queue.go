@@ -86,8 +86,9 @@ func (q *Typed[T]) Done(item T) { q.q.Done(item) }
 
 // ShutDown makes the queue ignore new items and releases consumers blocked
 // in Get once nothing is queued. It returns once the queue's goroutine has
-// ended, so no goroutine of the queue is left. It may be called more than
-// once, and ends the wait of a ShutDownWithDrain.
+// done its last work, so no goroutine of the queue is left but that one,
+// returning and blocked on nothing. It may be called more than once, and
+// ends the wait of a ShutDownWithDrain.
 func (q *Typed[T]) ShutDown() { q.q.ShutDown() }
 
 // ShutDownWithDrain is like ShutDown but first waits until every item

@@ -57,8 +57,8 @@ type Config[T comparable] struct {
 
 // New returns a priority queue named name (its metrics' name; an empty
 // name records no metrics), configured by the option functions o, as
-// controller-runtime's New does. Its one goroutine ends when ShutDown
-// returns.
+// controller-runtime's New does. Its one goroutine has done its last work
+// when ShutDown returns.
 func New[T comparable](name string, o ...Opt[T]) PriorityQueue[T] {
 	return NewWithConfig(name, Config[T]{}, o...)
 }
@@ -164,7 +164,8 @@ func (q *queue[T]) NumRequeues(item T) int { return q.q.NumRequeues(item) }
 
 // ShutDown makes the queue ignore new items and releases the consumers
 // blocked in Get once no item is ready. It returns once the queue's
-// goroutine has ended, and may be called more than once.
+// goroutine has done its last work (it is returning, blocked on nothing),
+// and may be called more than once.
 func (q *queue[T]) ShutDown() { q.q.ShutDown() }
 
 // ShutDownWithDrain is like ShutDown but first waits until every item
