@@ -98,6 +98,25 @@ func (o *owner[T]) serveInbox(n int) {
 	o.c.inbox.settle()
 }
 
+// flush applies the requests sent before it was called, adds included,
+// before a shutdown begins (startDrain, exit): an add that a caller made
+// before it called ShutDown or ShutDownWithDrain takes effect. The
+// requests sent after the call, or whose senders still wait at a gate
+// (their calls have not returned), are concurrent with the shutdown: the
+// owner serves them later, and then ignores their adds (state.add).
+func (o *owner[T]) flush() {
+	in := o.c.inbox
+	end := in.tail.Load()
+	for in.head < end || in.heldDue() {
+		r, ok := in.take()
+		if !ok {
+			break
+		}
+		o.s.serve(r)
+	}
+	in.settle()
+}
+
 // handOut gives ready items to whoever waits for them: waiting Get and
 // GetBatch calls first, then the lane if a Get wants it, then the items
 // channel if Items was called.
@@ -197,6 +216,7 @@ func (o *owner[T]) laneOn() bool { return o.s.lane.ch != nil }
 // off, and waiting calls are answered at once from now on.
 func (o *owner[T]) startDrain() {
 	o.drain = nil
+	o.flush()
 	o.s.phase = draining
 	o.s.dropDelays()
 	o.dueAlarm.stop()
@@ -250,6 +270,7 @@ func (o *owner[T]) exit() {
 	s := o.s
 	o.dueAlarm.stop()
 	o.tickAlarm.stop()
+	o.flush() // what was sent before ShutDown counts
 	s.phase = ended
 	s.dropDelays()
 	if o.laneOn() {
@@ -259,6 +280,6 @@ func (o *owner[T]) exit() {
 	s.serveWaiters()
 	close(o.c.out)
 	close(o.c.done)
-	o.serveInbox(-1) // what was sent before ShutDown counts
+	o.serveInbox(-1) // sent as it ended: adds among them are ignored
 	o.c.rest <- s
 }

@@ -89,10 +89,10 @@ func (s *state[T]) serve(r request[T]) {
 			s.filter.unsend(r.item) // after the add: see filter.go
 		}
 	case opRetry:
-		s.m.retry()
+		s.retry()
 		s.add(r.item, want{keys: r.keys})
 	case opAddAt:
-		s.m.retry()
+		s.retry()
 		s.addAt(r.item, r.at, want{keys: r.keys})
 	case opDone:
 		s.done(r.item)
@@ -182,11 +182,20 @@ func (s *state[T]) addList(l *itemList[T]) {
 			w.keys = l.keys[i]
 		}
 		if at := l.deadline(i); at != now {
-			s.m.retry()
+			s.retry()
 			s.addAt(item, at, w)
 		} else {
 			s.add(item, w)
 		}
+	}
+}
+
+// retry counts a retry for an add that delays its item (or AddAfter with
+// no delay), unless shutdown has begun: then the add is ignored, and as in
+// client-go nothing is counted.
+func (s *state[T]) retry() {
+	if s.phase == running {
+		s.m.retry()
 	}
 }
 

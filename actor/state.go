@@ -392,8 +392,16 @@ func (s *state[T]) prioritized(w want) {
 	}
 }
 
-// add is an immediate Add of item at the priority w asks for.
+// add is an immediate Add of item at the priority w asks for. Once
+// shutdown has begun it does nothing, however the request reached the
+// state: the owner applies what was sent before the shutdown before it
+// begins (flush), so an add that arrives later was concurrent with it and
+// is ignored, as client-go ignores an Add once shutting down; a consumer
+// told "shutdown" never finds an item made ready after it.
 func (s *state[T]) add(item T, w want) {
+	if s.phase != running {
+		return
+	}
 	s.prioritized(w)
 	e := s.lookup(item)
 	if e.state() == offered && w.prio > s.prioOf(item, e) && s.prio.fair && len(s.lane.ch) > 0 {

@@ -235,7 +235,8 @@ func (h *history) waitProcessed(t *testing.T) {
 // followed by a processing that starts after it (an item added again while
 // processing comes back at its Done, whenever that comes), and no item is
 // ever held by two consumers at once. Consumers run until their own Get
-// reports shutdown, as client-go's workers do.
+// reports shutdown, as client-go's workers do; once they all have, nothing
+// is ready (issue 34: an Add racing the shutdown never lands after it).
 func TestStressShutdown(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
@@ -322,6 +323,14 @@ func stressShutdown(t *testing.T, r *rand.Rand, kind int) {
 	wg.Wait()
 	sg.Wait()
 	q.ShutDown()
+	// Every consumer was told "shutdown": whatever raced the shutdown,
+	// nothing is ready now (an add that arrived late was ignored).
+	if n := q.Len(); n != 0 {
+		t.Fatalf("shutdown kind %d: Len() = %d once every consumer got shutdown; want 0", kind, n)
+	}
+	if k, shutdown := q.Get(); !shutdown {
+		t.Fatalf("shutdown kind %d: Get() = %d, false once every consumer got shutdown; want shutdown", kind, k)
+	}
 	if n := doubles.Load(); n != 0 {
 		t.Fatalf("%d times an item was held by two consumers at once", n)
 	}
