@@ -71,6 +71,8 @@ type Config[T comparable] struct {
 	// otherwise it takes an item offered ahead without waiting (see the
 	// package doc).
 	Requeue Requeue
+
+	paths *fastPaths // the tests' choice of fast paths; nil: defaultPaths
 }
 
 // A RateLimiter tells how long an item should wait before it is retried.
@@ -83,4 +85,46 @@ type RateLimiter[T comparable] interface {
 	Forget(item T)
 	// NumRequeues returns how many failures of item are recorded.
 	NumRequeues(item T) int
+}
+
+// Requeue says where an item that was added again while it was being
+// processed takes its place among the ready items, and with it a few rules
+// that follow from the same view of such an item.
+type Requeue uint8
+
+const (
+	// RequeueAtDone, the default, is client-go's rule: the item becomes
+	// ready at its Done, after the items already ready; until then Len
+	// does not count it. An item waiting on a delay that an Add makes
+	// ready goes after the items already ready.
+	RequeueAtDone Requeue = iota
+	// RequeueAtAdd is controller-runtime's priority queue's rule: the
+	// item is ready from the Add, only locked until its Done, so it keeps
+	// the place that Add gave it (ahead of items that became ready after
+	// the Add), and Len counts it. An item keeps the place its first Add
+	// gave it while it waits on a delay that an Add cuts short; a raised
+	// priority, or a deadline passing, gives it a new place.
+	RequeueAtAdd
+)
+
+// Storage holds the ready items of a queue in hand-out order. Its method set
+// is that of client-go's workqueue.Queue[T], so a client-go custom queue can
+// be plugged in through [Config.Storage].
+//
+// Only the queue's owner goroutine calls a Storage while the queue runs
+// (and, after shutdown, the goroutines that call Get and Done, one at a
+// time), so an implementation need not be safe for concurrent use. The
+// calls are client-go's: Push when an item becomes ready, Touch when an
+// item that is ready (and not being processed) is added again, Pop when a
+// consumer takes the next item — from Get or GetBatch, or, for a consumer
+// of [Queue.Items], when the item is offered on that channel.
+type Storage[T comparable] interface {
+	// Touch can be used by the queue to reorder an item already stored.
+	Touch(item T)
+	// Push adds an item.
+	Push(item T)
+	// Len returns the number of items stored.
+	Len() int
+	// Pop removes and returns the next item to hand out.
+	Pop() T
 }

@@ -2,34 +2,38 @@ package actor
 
 import "time"
 
-// A queue's life has three phases (state.phase). While it runs, the owner
+// A queue's life has three phases (state.Phase). While it runs, the owner
 // goroutine holds the state. ShutDown ends the owner goroutine at once;
 // ShutDownWithDrain first has it drain: adds and delays are ignored, calls
 // that find nothing ready return shutdown at once, and the owner ends when
 // nothing is processing. When the owner ends, a little state is left: items
 // still ready, and items processing that may come back at their Done
 // (client-go hands those out after shutdown, and so do we). No goroutine
-// keeps it: the owner puts the state into rest, a channel of one slot, and
-// from then on each call that needs it (Get, Done, Len, ShutDownWithDrain)
-// takes it out, serves first whatever requests were still in the inbox,
-// does its work and puts it back. The channel is the lock: one holder at a
-// time, and a call waiting for its turn is blocked on a channel, which
-// testing/synctest sees as durably blocked.
+// keeps it: the owner puts itself into rest, a channel of one slot, and
+// from then on each call that needs the state (Get, Done, Len,
+// ShutDownWithDrain) takes it out, serves first whatever requests were
+// still in the inbox, does its work and puts it back. The channel is the
+// lock: one holder at a time, and a call waiting for its turn is blocked
+// on a channel, which testing/synctest sees as durably blocked.
 
 // withRest runs f with the state left after the owner goroutine ended,
 // once the requests still in the inbox are applied. It must be called only
 // after done is closed.
-func (c *shared[T]) withRest(f func(s *state[T])) {
-	s := <-c.rest
-	defer func() { c.rest <- s }()
+func (c *shared[T]) withRest(f func(o *owner[T])) {
+	o := <-c.rest
+	defer func() { c.rest <- o }()
 	for {
 		r, ok := c.inbox.take()
 		if !ok {
 			break
 		}
-		s.serve(r)
+		o.serve(r)
 	}
-	f(s)
+	f(o)
+	if o.idle != nil && o.q.Processing() == 0 {
+		close(o.idle) // releases the ShutDownWithDrain calls made after the owner ended
+		o.idle = nil
+	}
 }
 
 // ShutDown stops the queue: from now on adds are ignored, and consumers
@@ -40,18 +44,20 @@ func (c *shared[T]) withRest(f func(s *state[T])) {
 // queue remains but the owner returning, which blocks on nothing and never
 // touches the queue again. Pending delays are dropped. Items still ready
 // stay available to Get, and an item that was added again while being
-// processed becomes ready at its Done, as in client-go. ShutDown may be
-// called more than once, from any goroutine, and ends the wait of every
-// ShutDownWithDrain call made before it.
+// processed becomes ready at its Done, as in client-go. An add that was
+// under way when ShutDown was called (it had not returned) may be applied
+// before the shutdown or ignored, never after a Get reported shutdown.
+// ShutDown may be called more than once, from any goroutine, and ends the
+// wait of every ShutDownWithDrain call made before it.
 func (q *Queue[T]) ShutDown() {
 	c := q.c
 	c.shutdowns.Add(1)
 	c.stop()
 	<-c.done
-	c.withRest(func(s *state[T]) {
-		if s.idle != nil { // release the drains begun after the owner ended
-			close(s.idle)
-			s.idle = nil
+	c.withRest(func(o *owner[T]) {
+		if o.idle != nil { // release the drains begun after the owner ended
+			close(o.idle)
+			o.idle = nil
 		}
 	})
 	q.cleanup.Stop()
@@ -79,15 +85,14 @@ func (q *Queue[T]) ShutDownWithDrain() {
 	<-c.done
 	for {
 		var idle chan struct{}
-		c.withRest(func(s *state[T]) {
-			s.laneReady() // sees claims not yet seen
-			if s.nproc == 0 || c.shutdowns.Load() != shutdowns {
+		c.withRest(func(o *owner[T]) {
+			if o.q.Processing() == 0 || c.shutdowns.Load() != shutdowns {
 				return
 			}
-			if s.idle == nil {
-				s.idle = make(chan struct{})
+			if o.idle == nil {
+				o.idle = make(chan struct{})
 			}
-			idle = s.idle
+			idle = o.idle
 		})
 		if idle == nil {
 			break

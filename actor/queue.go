@@ -3,16 +3,13 @@ package actor
 import (
 	"context"
 	"errors"
-	"fmt"
 	"hash/maphash"
-	"math"
 	"reflect"
 	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/actorq/actorq/actor/internal/state"
 	"github.com/actorq/actorq/ratelimit"
 )
 
@@ -27,42 +24,6 @@ var ErrShutDown = errors.New("actor: queue is shut down")
 type Queue[T comparable] struct {
 	c       *shared[T]
 	cleanup runtime.Cleanup
-}
-
-// shared is what callers and the owner goroutine share: channels, flags,
-// and settings fixed at New. The owner's own fields are in owner and state.
-type shared[T comparable] struct {
-	inbox *mailbox[T]   // every request, in each caller's order (mailbox.go)
-	out   chan T        // unbuffered: Items; an item is processing once received
-	lane  chan *slot[T] // buffered: ready items for Get to claim (lane.go)
-	bell  chan struct{} // capacity 1: wakes the owner (the inbox rings it too)
-
-	wantLane atomic.Bool // a Get found the lane empty
-
-	quit  chan struct{}  // closed by ShutDown, or when the Queue is dropped
-	drain chan struct{}  // closed by ShutDownWithDrain
-	done  chan struct{}  // closed as the owner goroutine's last act
-	rest  chan *state[T] // capacity 1: after done, the state, held by one caller at a time
-
-	quitOnce, drainOnce sync.Once
-	shutting            atomic.Bool  // ShutDown or ShutDownWithDrain was called
-	shutdowns           atomic.Int64 // calls of ShutDown, which end drains begun before
-	itemsUsed           atomic.Bool  // Items was called: the owner stages items for it
-	noLane              atomic.Bool  // the lane is off for good (lane.go)
-	top                 topPrio      // at least the priority of every add not yet applied, and of every ready item (lane.go)
-
-	filter     *filter[T]       // nil with a custom Storage
-	fairness   func(T) []string // Config.Fairness, nil with a custom Storage
-	depth      atomic.Int32     // with fairness: 1 + the number of keys of every item, once one was added
-	clock      Clock
-	epoch      time.Time
-	limiter    RateLimiter[T]
-	stamp      func() time.Time // with metrics, the clock's Now, which a lane claim records
-	checkItems bool             // T can hold values that cannot be map keys
-	seed       maphash.Seed
-
-	waiters sync.Pool // of *waiter[T]
-	lists   sync.Pool // of *itemList[T]
 }
 
 // New starts a queue's owner goroutine and returns the queue. The goroutine
@@ -82,57 +43,32 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 	}
 	c := &shared[T]{
 		out:        make(chan T),
-		lane:       make(chan *slot[T], laneSize),
 		bell:       make(chan struct{}, 1),
 		quit:       make(chan struct{}),
 		drain:      make(chan struct{}),
 		done:       make(chan struct{}),
-		rest:       make(chan *state[T], 1),
+		rest:       make(chan *owner[T], 1),
 		clock:      clock,
 		epoch:      clock.Now(),
 		limiter:    limiter,
 		checkItems: mayHoldUnhashable(reflect.TypeFor[T]()),
 		seed:       maphash.MakeSeed(),
 	}
-	c.inbox = newMailbox[T](c.bell)
-	m := newMetrics[T](cfg.Name, cfg.MetricsProvider, clock, c.epoch)
-	if m != nil {
-		c.stamp = clock.Now
+	m := newMetrics[T](cfg.Name, cfg.MetricsProvider)
+	sc := state.Config[T]{Metrics: m, Requeue: state.Requeue(cfg.Requeue)}
+	if cfg.Storage != nil {
+		sc.Storage = cfg.Storage
+	} else {
+		sc.Fair, sc.Bound = cfg.Fairness != nil, cfg.StarvationBound
+		c.fairness = cfg.Fairness
 	}
-	order, f := newOrder(cfg.Storage)
-	c.filter = f
-	laneOn := f != nil && cfg.StarvationBound <= 0 && cfg.Requeue == RequeueAtDone
-	if !laneOn { // see lane.go
-		c.noLane.Store(true)
-		close(c.lane)
+	c.stamped = m != nil || sc.Bound > 0
+	o := &owner[T]{c: c, q: state.New(sc), drain: c.drain, metrics: m != nil}
+	fp := defaultPaths
+	if cfg.paths != nil {
+		fp = *cfg.paths
 	}
-	s := newState(order, c.filter, m, c.since)
-	if laneOn {
-		s.lane.ch, s.lane.top = c.lane, &c.top
-	}
-	if f != nil { // priorities, fairness and places need the default order
-		s.requeue = cfg.Requeue
-		s.prio = prioConfig{fair: cfg.Fairness != nil, bound: max(cfg.StarvationBound, 0)}
-		s.timed = s.prio.bound > 0
-		if s.prio.fair {
-			c.fairness = cfg.Fairness
-			s.keys = make(map[T][]string)
-			s.allKeys = s.timed // see state.keep
-		}
-		if s.requeue == RequeueAtAdd {
-			s.places = make(map[T]uint64)
-		}
-		if s.prio.fair || s.timed || s.requeue == RequeueAtAdd {
-			s.order, s.fifo = s.newPrioOrder(), nil
-		}
-	}
-	o := &owner[T]{
-		c:     c,
-		s:     s,
-		drain: c.drain,
-		busy:  make(chan struct{}),
-	}
-	close(o.busy)
+	install(fp, c, cfg)
 	go o.loop()
 	q := &Queue[T]{c: c}
 	if !inBubble() {
@@ -141,22 +77,9 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 	return q
 }
 
-// newOrder returns the ready order of a queue with storage (nil: the
-// default) and its duplicate filter, which only the default order has: a
-// custom Storage must see every Touch.
-func newOrder[T comparable](storage Storage[T]) (readyOrder[T], *filter[T]) {
-	if storage == nil {
-		return new(fifo[T]), newFilter[T]()
-	}
-	return &storageOrder[T]{s: storage}, nil
-}
-
-// since returns the queue's clock reading in nanoseconds since its epoch.
-func (c *shared[T]) since() int64 { return int64(c.clock.Now().Sub(c.epoch)) }
-
 // Add marks item as needing processing. It never waits for the owner
 // goroutine to act and blocks only while the inbox is full, until the
-// owner takes a batch. If item is already waiting to be handed out, Add
+// owner takes a round. If item is already waiting to be handed out, Add
 // does nothing; if it is being processed, it is handed out again after
 // [Queue.Done]; if it is waiting on a delay, it becomes ready now and the
 // delay is dropped. Once shutdown has begun, Add does nothing.
@@ -169,18 +92,10 @@ func (q *Queue[T]) Add(item T) {
 	if c.checkItems {
 		c.mustHash(item)
 	}
-	if c.shutting.Load() {
-		return
+	if c.shutting.Load() || c.filter.skip(item) {
+		return // shutting down, or a duplicate (filter.go)
 	}
-	var hot *hotEntry[T]
-	if c.filter != nil {
-		var skip bool
-		if hot, skip = c.filter.skip(item); skip {
-			return // a duplicate: see filter.go
-		}
-	}
-	c.sendHot(request[T]{op: opAdd, item: item, at: c.callTime(), keys: c.keysOf(item)}, hot)
-	c.top.raise(0) // after the send: see topPrio
+	c.sendAdd(request[T]{op: opAdd, item: item, at: c.callTime(), keys: c.keysOf(item)}, 0)
 }
 
 // AddAfter adds item after the delay d, measured on the queue's clock. A d
@@ -199,16 +114,12 @@ func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 	if c.shutting.Load() {
 		return
 	}
-	at := int64(now)
-	if d > 0 {
-		at = deadlineAfter(c.since(), d)
-	}
 	if d <= 0 {
-		c.send(request[T]{op: opRetry, item: item, at: c.callTime(), keys: c.keysOf(item)})
-		c.top.raise(0) // after the send: see topPrio
-	} else {
-		c.send(request[T]{op: opAddAt, item: item, at: at, keys: c.keysOf(item)})
+		c.sendAdd(request[T]{op: opRetry, item: item, at: c.callTime(), keys: c.keysOf(item)}, 0)
+		return
 	}
+	at := c.since()
+	c.send(request[T]{op: opAddAt, item: item, at: at, due: deadlineAfter(at, d), keys: c.keysOf(item)})
 }
 
 // AddOpts are the options of [Queue.AddWithOpts], controller-runtime's
@@ -234,13 +145,8 @@ type AddOpts struct {
 // the caller's goroutine. As in controller-runtime, each item that ends up
 // delayed counts as a retry in the metrics. A call of one item added now
 // (no After, no RateLimited), as controller-runtime's handlers make, sends
-// the item in its request, with no list to take or allocate. Unlike Add,
-// it never blocks: when the inbox is full, the request waits in an
-// overflow with no bound until the owner takes it, in its place among the
-// caller's calls (as controller-runtime buffers its adds), so that a
-// producer adding in bulk never waits behind consumers, at the price of
-// memory while the owner is behind. Once shutdown has begun it does
-// nothing.
+// the item in its request, with no list. Like Add, it blocks only while
+// the inbox is full. Once shutdown has begun it does nothing.
 func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 	c := q.c
 	if len(items) == 0 || c.shutting.Load() {
@@ -252,12 +158,8 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 		}
 	}
 	if len(items) == 1 && o.After <= 0 && !o.RateLimited && int(int32(o.Priority)) == o.Priority {
-		// One item added now, as controller-runtime's handlers add them:
-		// its request carries it and its priority, with no list.
 		item := items[0]
-		if c.send(request[T]{op: opAddPrio, prio: int32(o.Priority), item: item, at: c.callTime(), keys: c.keysOf(item)}) {
-			c.top.raise(o.Priority) // after the send, as below
-		}
+		c.sendAdd(request[T]{op: opAdd, prio: int32(o.Priority), item: item, at: c.callTime(), keys: c.keysOf(item)}, o.Priority)
 		return
 	}
 	l := c.list()
@@ -271,53 +173,21 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 				after = d
 			}
 		}
-		at := int64(now)
+		due := int64(now)
 		if after > 0 {
 			if since == 0 {
 				since = c.since()
 			}
-			at = deadlineAfter(since, after)
+			due = deadlineAfter(since, after)
 		}
-		l.add(item, at)
+		l.add(item, due)
 		if c.fairness != nil {
 			l.keys = append(l.keys, c.keysOf(item))
 		}
 	}
-	if !c.send(request[T]{op: opAddList, list: l, at: c.callTime()}) {
+	if !c.sendAdd(request[T]{op: opAddList, list: l, at: c.callTime()}, o.Priority) {
 		l.recycle()
-		return
 	}
-	// After the send, so that no Get of the caller's claims from the lane
-	// an item of a lower priority while these are on their way (see
-	// topPrio). Even if every item is delayed: an item that is already
-	// ready keeps the earliest time, so the add raises it where it is.
-	c.top.raise(o.Priority)
-}
-
-// keysOf returns item's fairness keys, computed in the caller's goroutine,
-// or nil without fairness. Every item must have as many keys as the first
-// one added (the keys are a path in a tree of one depth, see prioOrder):
-// if not, it panics, here in the caller and never in the owner goroutine.
-func (c *shared[T]) keysOf(item T) []string {
-	if c.fairness == nil {
-		return nil
-	}
-	keys := c.fairness(item)
-	n := int32(len(keys)) + 1
-	if d := c.depth.Load(); d != n && (d != 0 || !c.depth.CompareAndSwap(0, n)) {
-		if d = c.depth.Load(); d != n {
-			panic(fmt.Sprintf("actor: Config.Fairness returned %d keys for item %v and %d for an item added before: it must return as many for every item", len(keys), item, d-1))
-		}
-	}
-	return keys
-}
-
-// deadlineAfter returns now+d, saturating at the largest deadline.
-func deadlineAfter(now int64, d time.Duration) int64 {
-	if now > 0 && int64(d) > math.MaxInt64-now {
-		return math.MaxInt64
-	}
-	return now + int64(d)
 }
 
 // AddRateLimited adds item after the delay its rate limiter gives, which is
@@ -402,18 +272,16 @@ func (q *Queue[T]) GetBatch(buf []T) (items []T, shutdown bool) {
 // away lose nothing; an item stays ready until someone receives it.
 //
 // The owner offers one item at a time, the first in the ready order when
-// it offers it, and keeps offering it while it serves other requests. So
-// with priorities, an item offered just before the owner applies an add
-// of a higher priority may still be received first, even by the goroutine
-// that made that add; a plain channel receive cannot be ordered after the
-// caller's earlier requests. Get and GetBatch are: they never pass over an
-// item that their caller's own earlier add made ready at a higher priority
-// (with fairness, a Get may still take an item offered before the owner
-// applied such an add at the same priority: see Config.Fairness).
+// it offers it, and keeps offering it while it waits. So with priorities,
+// an item offered just before the owner applies an add of a higher
+// priority may still be received first, even by the goroutine that made
+// that add; a plain channel receive cannot be ordered after the caller's
+// earlier requests. Get and GetBatch are: they never pass over an item
+// that their caller's own earlier add made ready at a higher priority.
 //
 // The first call of Items turns the queue's lane off for good, for every
 // consumer: Get then asks the owner goroutine for each item, as GetBatch
-// does, instead of claiming one without waiting for it (see lane.go), so a
+// does, instead of taking one without waiting for it (see lane.go), so a
 // Get costs a round trip to the owner. Queues that mix Get and Items pay
 // that; queues that use only Get never do.
 //
@@ -427,8 +295,8 @@ func (q *Queue[T]) Items() <-chan T {
 	c := q.c
 	if !c.itemsUsed.Load() {
 		c.itemsUsed.Store(true)
-		c.noLane.Store(true)
-		c.wakeOwner() // wake the owner to take the lane back
+		c.lane.turnOff()
+		c.ring() // the owner offers items on the channel, and takes the lane back
 	}
 	return c.out
 }
@@ -442,11 +310,9 @@ func (q *Queue[T]) Done(item T) {
 	if c.checkItems {
 		c.mustHash(item)
 	}
-	if !c.send(request[T]{op: opDone, item: item, at: c.callTime()}) {
-		c.withRest(func(s *state[T]) {
-			s.m.stampNow()
-			s.done(item)
-		})
+	r := request[T]{op: opDone, item: item, at: c.callTime()}
+	if !c.send(r) {
+		c.withRest(func(o *owner[T]) { o.serve(r) })
 	}
 }
 
@@ -466,14 +332,9 @@ func (q *Queue[T]) DoneBatch(items []T) {
 	}
 	l := c.list()
 	l.items = append(l.items, items...)
-	if !c.send(request[T]{op: opDones, list: l, at: c.callTime()}) {
-		c.withRest(func(s *state[T]) {
-			s.m.stampNow()
-			for _, item := range items {
-				s.done(item)
-			}
-		})
-		l.recycle()
+	r := request[T]{op: opDones, list: l, at: c.callTime()}
+	if !c.send(r) {
+		c.withRest(func(o *owner[T]) { o.serve(r) })
 	}
 }
 
@@ -483,13 +344,12 @@ func (q *Queue[T]) DoneBatch(items []T) {
 func (q *Queue[T]) Len() int {
 	c := q.c
 	w := c.waiter()
-	var n int
-	if c.send(request[T]{op: opLen, w: w}) {
-		c.await(w)
-		n = w.n
-	} else {
-		c.withRest(func(s *state[T]) { n = s.len() })
+	r := request[T]{op: opLen, w: w}
+	if !c.send(r) {
+		c.withRest(func(o *owner[T]) { o.serve(r) })
 	}
+	c.await(w)
+	n := w.n
 	c.release(w)
 	return n
 }
@@ -497,43 +357,14 @@ func (q *Queue[T]) Len() int {
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
 func (q *Queue[T]) ShuttingDown() bool { return q.c.shutting.Load() }
 
-// take is the receive of Get and GetContext: an item claimed from the lane,
-// or handed out by the owner (or, after it ended, taken from the state).
-// got is false when the queue is shutting down and nothing is ready, or,
-// with canceled true, when cancel was closed first.
+// take is the receive of Get and GetContext: an item claimed from the
+// lane, or handed out by the owner (or, after it ended, taken from the
+// state). got is false when the queue is shutting down and nothing is
+// ready, or, with canceled true, when cancel was closed first.
 func (c *shared[T]) take(cancel <-chan struct{}) (item T, prio int, got, canceled bool) {
-	var sl *slot[T]
-	if !c.noLane.Load() {
-		select {
-		case sl = <-c.lane:
-		default:
-			c.wakeOwner()
-			select {
-			case sl = <-c.lane:
-			case <-cancel:
-				return item, 0, false, true
-			}
-		}
-	}
-	var w *waiter[T]
-	if sl != nil {
-		if c.top.claimable(sl.place.prio) {
-			if item, prio, ok := sl.claim(c.stamp); ok {
-				if c.stamp != nil {
-					c.wakeOwner() // with metrics: let the owner record the hand-out now
-				}
-				return item, prio, true, false
-			}
-		}
-		// An add of a higher priority than the slot's may be on its way,
-		// or the owner revoked the slot: give it back to the owner, which
-		// hands out what goes first once it has applied every request
-		// sent before this one.
-		w = c.confirm(sl, cancel)
-	} else {
-		// The lane is closed: Items was called, shutdown has begun, or
-		// the Storage is custom. Ask the owner.
-		w = c.ask(nil, cancel)
+	w, item, prio, got, canceled := c.lane.get(c, cancel)
+	if w == nil {
+		return item, prio, got, canceled
 	}
 	if len(w.items) > 0 {
 		item, prio, got = w.items[0], w.prio, true
@@ -543,49 +374,12 @@ func (c *shared[T]) take(cancel <-chan struct{}) (item T, prio int, got, cancele
 	return item, prio, got, canceled
 }
 
-// list returns an itemList from the pool.
-func (c *shared[T]) list() *itemList[T] {
-	if l, ok := c.lists.Get().(*itemList[T]); ok {
-		return l
+// sendAdd sends r, an add of items ready now at priority prio, and tells
+// the lane (lane.go).
+func (c *shared[T]) sendAdd(r request[T], prio int) bool {
+	if !c.send(r) {
+		return false
 	}
-	return &itemList[T]{home: &c.lists}
-}
-
-// wakeOwner asks the owner goroutine to fill the lane and rings its bell,
-// unless a ring is already pending.
-func (c *shared[T]) wakeOwner() {
-	c.wantLane.Store(true)
-	select {
-	case c.bell <- struct{}{}:
-	default:
-	}
-}
-
-// mustHash panics in the caller if item cannot be a map key, so that the
-// owner goroutine never does.
-func (c *shared[T]) mustHash(item T) {
-	defer func() {
-		if r := recover(); r != nil {
-			panic(fmt.Sprintf("actor: item of type %T cannot be used as a map key: %v", item, r))
-		}
-	}()
-	maphash.Comparable(c.seed, item)
-}
-
-// mayHoldUnhashable reports whether a comparable type can hold a value that
-// panics when hashed: an interface somewhere inside it.
-func mayHoldUnhashable(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Interface:
-		return true
-	case reflect.Array:
-		return mayHoldUnhashable(t.Elem())
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if mayHoldUnhashable(t.Field(i).Type) {
-				return true
-			}
-		}
-	}
-	return false
+	c.lane.added(prio)
+	return true
 }

@@ -1,12 +1,13 @@
-package actor
+package order
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
-// TestPrioOrderStaleEntries drives the priority order directly with random
+// TestPrioStaleEntries drives the priority order directly with random
 // pushes, raises (remove, then push at a higher priority), pops and
 // take-backs, with and without fairness keys and a starvation bound, and
 // checks after every step that each item popped is ready at the priority
@@ -14,7 +15,7 @@ import (
 // bound), that first-in-first-out holds within a priority (without keys),
 // and that dead counts exactly the stale entries still stored; drained,
 // the order holds nothing at all.
-func TestPrioOrderStaleEntries(t *testing.T) {
+func TestPrioStaleEntries(t *testing.T) {
 	for _, fair := range []bool{false, true} {
 		for _, bound := range []int64{0, 50} {
 			t.Run(fmt.Sprintf("fair=%v/bound=%d", fair, bound), func(t *testing.T) {
@@ -30,11 +31,10 @@ func runPrioOrder(t *testing.T, seed uint64, fair bool, bound int64) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
 	var now int64
-	o := newPrioOrder[int](0, func() int64 { return now })
-	o.bound = bound
+	o := NewPrio[int](time.Duration(bound))
 	keysOf := func(item int) []string { return []string{fmt.Sprint(item % 3), fmt.Sprint(item % 5)} }
 	if fair {
-		o.keysOf = keysOf
+		o.KeysOf = keysOf
 	}
 	type ready struct {
 		prio int
@@ -42,26 +42,26 @@ func runPrioOrder(t *testing.T, seed uint64, fair bool, bound int64) {
 	}
 	model := map[int]ready{}
 	var seq uint64
-	placeOf := func(item, prio int) place {
+	placeOf := func(item, prio int) Place {
 		seq++
-		p := place{prio: prio, seq: seq, at: now}
+		p := Place{Prio: prio, Seq: seq, At: now}
 		if fair {
-			p.keys = keysOf(item)
+			p.Keys = keysOf(item)
 		}
 		return p
 	}
 	prios := []int{-100, 0, 10}
-	pop := func(step int) (int, place) {
-		item, p := o.pop()
+	pop := func(step int) (int, Place) {
+		item, p := o.Pop(now)
 		r, ok := model[item]
-		if !ok || r.prio != p.prio {
-			t.Fatalf("seed %d step %d: pop() = %d at %d; ready: %v at %v", seed, step, item, p.prio, ok, r.prio)
+		if !ok || r.prio != p.Prio {
+			t.Fatalf("seed %d step %d: pop() = %d at %d; ready: %v at %v", seed, step, item, p.Prio, ok, r.prio)
 		}
 		for other, ro := range model {
-			if bound == 0 && ro.prio > p.prio {
-				t.Fatalf("seed %d step %d: pop() = %d at %d before %d at %d", seed, step, item, p.prio, other, ro.prio)
+			if bound == 0 && ro.prio > p.Prio {
+				t.Fatalf("seed %d step %d: pop() = %d at %d before %d at %d", seed, step, item, p.Prio, other, ro.prio)
 			}
-			if !fair && bound == 0 && ro.prio == p.prio && ro.seq < r.seq {
+			if !fair && bound == 0 && ro.prio == p.Prio && ro.seq < r.seq {
 				t.Fatalf("seed %d step %d: pop() = %d (seq %d) before %d (seq %d)", seed, step, item, r.seq, other, ro.seq)
 			}
 		}
@@ -74,30 +74,30 @@ func runPrioOrder(t *testing.T, seed uint64, fair bool, bound int64) {
 		switch r, ok := model[item]; {
 		case !ok && rng.IntN(3) > 0:
 			p := placeOf(item, prios[rng.IntN(len(prios))])
-			o.push(item, p)
-			model[item] = ready{p.prio, p.seq}
+			o.Push(item, p)
+			model[item] = ready{p.Prio, p.Seq}
 		case ok && r.prio < prios[len(prios)-1] && rng.IntN(2) == 0: // raise
-			old := place{prio: r.prio}
+			old := Place{Prio: r.prio}
 			if fair {
-				old.keys = keysOf(item)
+				old.Keys = keysOf(item)
 			}
-			o.remove(item, old)
+			o.Remove(item, old)
 			p := placeOf(item, r.prio+10+rng.IntN(100))
-			o.push(item, p)
-			model[item] = ready{p.prio, p.seq}
-		case o.len() > 0:
+			o.Push(item, p)
+			model[item] = ready{p.Prio, p.Seq}
+		case o.Len() > 0:
 			got, p := pop(step)
 			if rng.IntN(4) == 0 { // taken back
-				o.pushFront(got, p)
-				model[got] = ready{p.prio, p.seq}
+				o.PushFront(got, p)
+				model[got] = ready{p.Prio, p.Seq}
 			}
 		}
-		if o.len() != len(model) {
-			t.Fatalf("seed %d step %d: len() = %d; want %d", seed, step, o.len(), len(model))
+		if o.Len() != len(model) {
+			t.Fatalf("seed %d step %d: len() = %d; want %d", seed, step, o.Len(), len(model))
 		}
 		checkDead(t, o, fmt.Sprintf("seed %d step %d", seed, step))
 	}
-	for step := 0; o.len() > 0; step++ {
+	for step := 0; o.Len() > 0; step++ {
 		pop(1000 + step)
 		checkDead(t, o, fmt.Sprintf("seed %d drain %d", seed, step))
 	}
@@ -109,7 +109,7 @@ func runPrioOrder(t *testing.T, seed uint64, fair bool, bound int64) {
 // checkDead checks that dead counts exactly the stored entries that are
 // not live: every leaf and log entry but one leaf entry per ready item
 // (and one log entry, with a bound).
-func checkDead(t *testing.T, o *prioOrder[int], when string) {
+func checkDead(t *testing.T, o *Prio[int], when string) {
 	t.Helper()
 	if len(o.prios) > 0 && o.top != o.bands[o.prios[0]] {
 		t.Fatalf("%s: top band is not the band of priority %d", when, o.prios[0])

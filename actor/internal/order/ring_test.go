@@ -1,4 +1,4 @@
-package actor
+package order
 
 import (
 	"math/rand/v2"

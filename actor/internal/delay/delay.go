@@ -1,4 +1,8 @@
-package actor
+// Package delay holds the deadlines of a queue's delayed items: a map with
+// each item's live deadline and a heap that finds the earliest. It is a
+// plain data structure, used by one goroutine at a time; times are
+// nanoseconds since the queue's epoch, given by the caller.
+package delay
 
 // deadline is the live delay of an item: when it is due, in nanoseconds
 // since the queue's epoch, and the sequence number of its heap entry.
@@ -7,7 +11,7 @@ type deadline struct {
 	seq uint64
 }
 
-// delays are the deadlines of the delayed items: a map with each item's
+// Deadlines are the deadlines of the delayed items: a map with each item's
 // live deadline, and a heap that finds the earliest. Entries are never
 // removed from the middle of the heap: when an item's delay is superseded
 // (an immediate Add, a shorter AddAfter, shutdown), its entry stays, and
@@ -16,54 +20,70 @@ type deadline struct {
 // free of an index that every swap would have to update. Stale entries are
 // counted and compacted away once they outnumber the live ones, so memory
 // stays bounded by the live delayed items.
-type delays[T comparable] struct {
+type Deadlines[T comparable] struct {
 	heap      delayHeap[T]
 	deadlines map[T]deadline
 	stale     int // superseded entries still in the heap
 }
 
-func newDelays[T comparable]() delays[T] {
-	return delays[T]{deadlines: make(map[T]deadline)}
+// New returns an empty set of deadlines.
+func New[T comparable]() Deadlines[T] {
+	return Deadlines[T]{deadlines: make(map[T]deadline)}
 }
 
-// len is the number of delayed items.
-func (d *delays[T]) len() int { return len(d.deadlines) }
+// Len is the number of delayed items.
+func (d *Deadlines[T]) Len() int { return len(d.deadlines) }
 
-// set gives an item that has no deadline the deadline at.
-func (d *delays[T]) set(item T, at int64) {
+// At returns item's deadline, if it has one.
+func (d *Deadlines[T]) At(item T) (int64, bool) {
+	dl, ok := d.deadlines[item]
+	return dl.at, ok
+}
+
+// All calls yield for each delayed item and its deadline, in no order.
+func (d *Deadlines[T]) All(yield func(T, int64) bool) {
+	for item, dl := range d.deadlines {
+		if !yield(item, dl.at) {
+			return
+		}
+	}
+}
+
+// Set gives an item that has no deadline the deadline at.
+func (d *Deadlines[T]) Set(item T, at int64) {
 	d.deadlines[item] = deadline{at: at, seq: d.heap.push(item, at)}
 }
 
-// shorten moves item's deadline to at if that is earlier: a delay can be
+// Shorten moves item's deadline to at if that is earlier: a delay can be
 // shortened, never lengthened.
-func (d *delays[T]) shorten(item T, at int64) {
+func (d *Deadlines[T]) Shorten(item T, at int64) {
 	if at >= d.deadlines[item].at {
 		return
 	}
 	d.stale++ // the later entry stays in the heap until it surfaces
-	d.set(item, at)
+	d.Set(item, at)
 	d.compact()
 }
 
-// cancel drops item's deadline.
-func (d *delays[T]) cancel(item T) {
+// Cancel drops item's deadline.
+func (d *Deadlines[T]) Cancel(item T) {
 	delete(d.deadlines, item)
 	d.stale++
 	d.compact()
 }
 
-// next returns the earliest deadline in the heap. The entry may be stale;
+// Next returns the earliest deadline in the heap. The entry may be stale;
 // waking for it early is harmless.
-func (d *delays[T]) next() (at int64, ok bool) {
+func (d *Deadlines[T]) Next() (at int64, ok bool) {
 	if d.heap.len() == 0 {
 		return 0, false
 	}
 	return d.heap.top().at, true
 }
 
-// popDue removes and returns an item whose deadline is at or before now,
+// PopDue removes and returns an item whose deadline is at or before now,
 // earliest first (for equal deadlines, the one delayed first).
-func (d *delays[T]) popDue(now int64) (item T, at int64, ok bool) {
+func (d *Deadlines[T]) PopDue(now int64) (item T, at int64, ok bool) {
 	for d.heap.len() > 0 && d.heap.top().at <= now {
 		e := d.heap.pop()
 		if !d.isLive(&e) {
@@ -76,15 +96,15 @@ func (d *delays[T]) popDue(now int64) (item T, at int64, ok bool) {
 	return item, 0, false
 }
 
-// reset forgets every deadline.
-func (d *delays[T]) reset() {
+// Reset forgets every deadline.
+func (d *Deadlines[T]) Reset() {
 	d.heap = delayHeap[T]{}
 	d.deadlines = make(map[T]deadline)
 	d.stale = 0
 }
 
 // compact drops stale heap entries once they outnumber live ones.
-func (d *delays[T]) compact() {
+func (d *Deadlines[T]) compact() {
 	if d.stale <= 64 || d.stale <= len(d.deadlines) {
 		return
 	}
@@ -94,7 +114,7 @@ func (d *delays[T]) compact() {
 
 // isLive reports whether heap entry e is its item's live deadline, rather
 // than a superseded one.
-func (d *delays[T]) isLive(e *delayEntry[T]) bool {
+func (d *Deadlines[T]) isLive(e *delayEntry[T]) bool {
 	dl, ok := d.deadlines[e.item]
 	return ok && dl.seq == e.seq
 }

@@ -1,4 +1,4 @@
-package actor
+package order
 
 import "slices"
 
@@ -19,17 +19,6 @@ const (
 	// does not allocate a list every time.
 	keepChunks = 16
 )
-
-// fifo is the default ready order: first in, first out, in a ring, every
-// item at priority 0 (places are ignored).
-type fifo[T comparable] struct{ r ring[T] }
-
-func (f *fifo[T]) push(item T, _ place)      { f.r.push(item) }
-func (f *fifo[T]) pushFront(item T, _ place) { f.r.pushFront(item) }
-func (f *fifo[T]) touch(T)                   {}
-func (f *fifo[T]) remove(T, place)           {}
-func (f *fifo[T]) len() int                  { return f.r.len() }
-func (f *fifo[T]) pop() (T, place)           { return f.r.pop(), place{} }
 
 // ring is a double-ended queue. Up to keepRing items it is a circular
 // buffer that doubles when full; past that, a list of chunks of keepRing

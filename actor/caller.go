@@ -1,0 +1,199 @@
+package actor
+
+import (
+	"fmt"
+	"hash/maphash"
+	"math"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// shared is what callers and the owner goroutine share: channels, flags,
+// settings fixed at New, and the fast paths' shared parts. The owner's own
+// fields, the queue's state among them, are in owner.
+type shared[T comparable] struct {
+	inbox inbox[T]      // every request, in each caller's order
+	out   chan T        // unbuffered: Items; an item is processing once received
+	bell  chan struct{} // capacity 1: wakes the owner (Items, the lane)
+	quit  chan struct{} // closed by ShutDown, or when the Queue is dropped
+	drain chan struct{} // closed by ShutDownWithDrain
+	done  chan struct{} // closed as the owner goroutine's last act
+	rest  chan *owner[T]
+
+	quitOnce, drainOnce sync.Once
+	shutting            atomic.Bool  // ShutDown or ShutDownWithDrain was called
+	shutdowns           atomic.Int64 // calls of ShutDown, which end drains begun before
+	itemsUsed           atomic.Bool  // Items was called
+
+	lane   *lane[T]   // nil when Get always asks the owner (lane.go)
+	filter *filter[T] // nil without the duplicate filter (filter.go)
+
+	fairness   func(T) []string // Config.Fairness, nil with a custom Storage
+	depth      atomic.Int32     // with fairness: 1 + the number of keys of every item, once one was added
+	clock      Clock
+	epoch      time.Time
+	limiter    RateLimiter[T]
+	stamped    bool // the owner needs the instant of each call: metrics or a starvation bound
+	checkItems bool // T can hold values that cannot be map keys
+	seed       maphash.Seed
+
+	waiters sync.Pool // of *waiter[T]
+	lists   sync.Pool // of *itemList[T]
+}
+
+// ring wakes the owner goroutine, unless a ring is already pending.
+func (c *shared[T]) ring() {
+	select {
+	case c.bell <- struct{}{}:
+	default:
+	}
+}
+
+// since returns the queue's clock reading in nanoseconds since its epoch.
+func (c *shared[T]) since() int64 { return int64(c.clock.Now().Sub(c.epoch)) }
+
+// callTime returns the clock reading a request carries, or 0 when the
+// owner needs none.
+func (c *shared[T]) callTime() int64 {
+	if !c.stamped {
+		return 0
+	}
+	return c.since()
+}
+
+// deadlineAfter returns now+d, saturating at the largest deadline.
+func deadlineAfter(now int64, d time.Duration) int64 {
+	if now > 0 && int64(d) > math.MaxInt64-now {
+		return math.MaxInt64
+	}
+	return now + int64(d)
+}
+
+// send hands r to the owner goroutine. It reports false, without sending,
+// if the owner has ended. Only a full inbox makes it wait.
+//
+// A request that lands in the inbox as the owner ends may find nobody to
+// take it: the owner serves what it finds after closing done, so if done
+// is closed after the send, the sender serves the inbox itself.
+func (c *shared[T]) send(r request[T]) bool {
+	if !c.inbox.put(r, c.done) {
+		return false
+	}
+	select {
+	case <-c.done:
+		c.withRest(func(*owner[T]) {})
+	default:
+	}
+	return true
+}
+
+// ask sends a waiter for up to cap(buf) items (a Get's one, if buf is nil)
+// and returns it answered. If cancel is closed first, it withdraws the
+// waiter, which is then answered either as canceled or, if items were
+// handed to it first, with them.
+func (c *shared[T]) ask(buf []T, cancel <-chan struct{}) *waiter[T] {
+	w := c.waiter()
+	w.items = buf
+	if buf == nil {
+		w.items = w.one[:0]
+	}
+	r := request[T]{op: opGet, w: w, at: c.callTime()}
+	if !c.send(r) {
+		c.withRest(func(o *owner[T]) { o.serve(r) })
+		<-w.ready
+		return w
+	}
+	select {
+	case <-w.ready:
+		return w
+	case <-cancel:
+		c.send(request[T]{op: opCancel, w: w}) // if the owner has ended, it answered w
+	case <-c.done:
+	}
+	c.await(w)
+	return w
+}
+
+// await waits until the request that carried w has been answered, by the
+// owner or, if it ended first, by whichever caller serves what was left in
+// the inbox (withRest does, so await does it if nobody has).
+func (c *shared[T]) await(w *waiter[T]) {
+	select {
+	case <-w.ready:
+	case <-c.done:
+		c.withRest(func(*owner[T]) {})
+		<-w.ready
+	}
+}
+
+// waiter returns a waiter from the pool.
+func (c *shared[T]) waiter() *waiter[T] {
+	if w, ok := c.waiters.Get().(*waiter[T]); ok {
+		return w
+	}
+	return &waiter[T]{ready: make(chan struct{}, 1)}
+}
+
+// release returns an answered waiter to the pool.
+func (c *shared[T]) release(w *waiter[T]) {
+	var zero T
+	w.items, w.one[0], w.n, w.shutdown, w.canceled = nil, zero, 0, false, false
+	c.waiters.Put(w)
+}
+
+// list returns an itemList from the pool.
+func (c *shared[T]) list() *itemList[T] {
+	if l, ok := c.lists.Get().(*itemList[T]); ok {
+		return l
+	}
+	return &itemList[T]{home: &c.lists}
+}
+
+// keysOf returns item's fairness keys, computed in the caller's goroutine,
+// or nil without fairness. Every item must have as many keys as the first
+// one added (the keys are a path in a tree of one depth): if not, it
+// panics, here in the caller and never in the owner goroutine.
+func (c *shared[T]) keysOf(item T) []string {
+	if c.fairness == nil {
+		return nil
+	}
+	keys := c.fairness(item)
+	n := int32(len(keys)) + 1
+	if d := c.depth.Load(); d != n && (d != 0 || !c.depth.CompareAndSwap(0, n)) {
+		if d = c.depth.Load(); d != n {
+			panic(fmt.Sprintf("actor: Config.Fairness returned %d keys for item %v and %d for an item added before: it must return as many for every item", len(keys), item, d-1))
+		}
+	}
+	return keys
+}
+
+// mustHash panics in the caller if item cannot be a map key, so that the
+// owner goroutine never does.
+func (c *shared[T]) mustHash(item T) {
+	defer func() {
+		if r := recover(); r != nil {
+			panic(fmt.Sprintf("actor: item of type %T cannot be used as a map key: %v", item, r))
+		}
+	}()
+	maphash.Comparable(c.seed, item)
+}
+
+// mayHoldUnhashable reports whether a comparable type can hold a value that
+// panics when hashed: an interface somewhere inside it.
+func mayHoldUnhashable(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Interface:
+		return true
+	case reflect.Array:
+		return mayHoldUnhashable(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if mayHoldUnhashable(t.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,312 @@
+package order
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// Prio is the order with priorities: higher first, and within a priority
+// in sequence order. With fairness keys, each priority hands out
+// round-robin across the first-level keys, then across the second level
+// within each, and in sequence order within one key (a tree whose leaves
+// hold the items, tree.go). With a starvation bound, an item that has
+// waited longer than the bound goes before every item of a higher
+// priority.
+//
+// An item's place can be abandoned (Remove, when its priority is raised;
+// with a bound, a hand-out from the middle of a priority, and every
+// hand-out abandons the entry's copy in the band's log): the entry stays
+// where it is, and dead counts it, per item and per container (a leaf, or
+// a band's log), until it is reached and skipped, or its container goes.
+// An entry reached is live unless dead counts one for its item there, so
+// that while nothing is abandoned (the common case, and always without
+// raises or a bound) telling the live from the stale costs no map
+// operation at all. If an item has a stale and a live entry in one
+// container, the first reached counts as the stale one: either way the
+// item is handed out once and every count stays right.
+//
+// Every count is of live entries only, and a node with none is removed
+// with whatever stale entries it still holds, so a key with nothing ready
+// costs nothing, and a key that has gone costs no memory but that of the
+// few nodes kept for the next keys.
+type Prio[T comparable] struct {
+	bands map[int]*band[T]
+	prios []int    // priorities with live items, highest first
+	top   *band[T] // the band of prios[0], nil if none: most pushes and every pop use it
+	n     int
+
+	dead  map[deadKey[T]]int // stale entries not yet reached, per item and container
+	peak  int                // the most keys dead held since it was last made
+	bound int64              // the starvation bound in nanoseconds; 0 for none
+	now   int64              // the instant of the Pop under way (for the bound)
+
+	// KeysOf returns the keys a ready item was queued with; with fairness
+	// and a bound, Pop needs them to hand out an item from the middle of
+	// its priority (popStarving).
+	KeysOf func(T) []string
+
+	// Bands whose priority has no ready item left are kept with their
+	// small buffers for the next priority that needs one; so are the
+	// nodes of keys that have nothing ready left, since most keys of a
+	// skewed workload come and go with every item they have.
+	spare      []*band[T]
+	spareNodes []*node[T]
+}
+
+// deadKey is an item in a container of entries: a leaf, or a band's log.
+type deadKey[T comparable] struct {
+	item T
+	leaf *node[T]
+	log  *band[T]
+}
+
+// band is the items of one priority.
+type band[T comparable] struct {
+	root node[T]
+	log  ring[entry[T]] // with a starvation bound: every entry, in the order it became ready
+}
+
+type entry[T comparable] struct {
+	item T
+	seq  uint64
+	at   int64
+}
+
+const (
+	// maxSpare is how many empty bands an order keeps.
+	maxSpare = 2
+	// maxSpareNodes is how many nodes of keys with nothing ready it
+	// keeps, each with a buffer of at most spareRing entries; and
+	// wideNode the number of children above which an inner node that
+	// empties lets its map go rather than keep it for the next keys.
+	maxSpareNodes = 128
+	spareRing     = 2 * minRing
+	wideNode      = 64
+)
+
+// shrinkFloor is the map size below which dead is never dropped to shrink.
+const shrinkFloor = 1024
+
+// NewPrio returns an empty priority order with the starvation bound bound
+// (0 for none).
+func NewPrio[T comparable](bound time.Duration) *Prio[T] {
+	return &Prio[T]{bands: make(map[int]*band[T]), bound: int64(bound)}
+}
+
+func (o *Prio[T]) Len() int     { return o.n }
+func (o *Prio[T]) Touch(item T) {}
+
+// Push adds item at its place.
+func (o *Prio[T]) Push(item T, p Place) { o.insert(item, p, false) }
+
+// PushFront adds item back at its place, which is before every other of
+// its keys: it was popped first, and taken back.
+func (o *Prio[T]) PushFront(item T, p Place) { o.insert(item, p, true) }
+
+func (o *Prio[T]) insert(item T, p Place, front bool) {
+	b := o.band(p.Prio)
+	if b == nil {
+		if n := len(o.spare); n > 0 {
+			b, o.spare = o.spare[n-1], o.spare[:n-1]
+		} else {
+			b = &band[T]{}
+		}
+		o.bands[p.Prio] = b
+		o.listBand(p.Prio, b)
+	}
+	e := entry[T]{item: item, seq: p.Seq, at: p.At}
+	o.n++
+	if o.bound > 0 {
+		b.log.push(e) // pushed-back entries too: an older entry for the item may be stale
+	}
+	leaf := o.leaf(&b.root, p.Keys, front)
+	switch {
+	case front:
+		leaf.fifo.pushFront(e)
+	case leaf.fifo.len() > 0 && leaf.fifo.back().seq > p.Seq:
+		heapPush(&leaf.late, e) // placed before entries already there
+	default:
+		leaf.fifo.push(e)
+	}
+	for x := leaf; x != nil; x = x.parent {
+		x.n++
+	}
+}
+
+// band returns the band of priority prio, nil if it has none.
+func (o *Prio[T]) band(prio int) *band[T] {
+	if len(o.prios) > 0 && o.prios[0] == prio {
+		return o.top
+	}
+	return o.bands[prio]
+}
+
+// listBand puts prio, whose band is b, among the priorities with live
+// items.
+func (o *Prio[T]) listBand(prio int, b *band[T]) {
+	i, _ := slices.BinarySearchFunc(o.prios, prio, func(a, b int) int { return cmp.Compare(b, a) }) // highest first
+	o.prios = slices.Insert(o.prios, i, prio)
+	if i == 0 {
+		o.top = b
+	}
+}
+
+// unlistBand takes prio out of the priorities with live items.
+func (o *Prio[T]) unlistBand(prio int) {
+	i := slices.Index(o.prios, prio)
+	o.prios = slices.Delete(o.prios, i, i+1)
+	if i == 0 {
+		o.top = nil
+		if len(o.prios) > 0 {
+			o.top = o.bands[o.prios[0]]
+		}
+	}
+}
+
+// Remove abandons item's place: its entry goes stale, and so does its
+// copy in the band's log.
+func (o *Prio[T]) Remove(item T, p Place) {
+	o.n--
+	b := o.band(p.Prio)
+	if o.bound > 0 {
+		o.kill(deadKey[T]{item: item, log: b})
+	}
+	o.drop(b, item, p.Keys)
+	if b.root.n == 0 {
+		o.dropBand(p.Prio, b)
+	}
+}
+
+// Pop removes the next item and returns it with its place; now is the
+// instant of the hand-out, which the starvation bound compares with the
+// instants items became ready.
+func (o *Prio[T]) Pop(now int64) (T, Place) {
+	if o.bound > 0 && len(o.prios) > 1 {
+		o.now = now
+		if item, p, ok := o.popStarving(); ok {
+			return item, p
+		}
+	}
+	prio, b := o.prios[0], o.top
+	e, keys := o.popNode(&b.root)
+	if o.bound > 0 {
+		o.kill(deadKey[T]{item: e.item, log: b})
+		o.sweepLog(b)
+	}
+	o.popped(prio, b)
+	return e.item, Place{Prio: prio, Seq: e.seq, At: e.at, Keys: keys}
+}
+
+// TopPrio returns the highest priority with a ready item. The order must
+// not be empty.
+func (o *Prio[T]) TopPrio() int { return o.prios[0] }
+
+// popped takes the entry just handed out from b, the band of prio, off
+// the count.
+func (o *Prio[T]) popped(prio int, b *band[T]) {
+	o.n--
+	if b.root.n == 0 {
+		o.dropBand(prio, b)
+	}
+}
+
+// popStarving hands out the item that has waited longest among those that
+// have waited longer than the bound in priorities below the highest, if
+// any: the starvation bound.
+func (o *Prio[T]) popStarving() (item T, p Place, ok bool) {
+	deadline := o.now - o.bound
+	best := -1
+	var oldest entry[T]
+	for i, prio := range o.prios[1:] {
+		b := o.bands[prio]
+		o.sweepLog(b) // handed out, or moved
+		if b.log.len() == 0 {
+			continue
+		}
+		if e := b.log.front(); e.at <= deadline && (best < 0 || e.at < oldest.at || e.at == oldest.at && e.seq < oldest.seq) {
+			best, oldest = i+1, e
+		}
+	}
+	if best < 0 {
+		return item, p, false
+	}
+	prio := o.prios[best]
+	b := o.bands[prio]
+	b.log.pop()
+	var keys []string
+	if o.KeysOf != nil {
+		keys = o.KeysOf(oldest.item)
+	}
+	o.drop(b, oldest.item, keys) // its leaf entry goes stale
+	o.popped(prio, b)
+	return oldest.item, Place{Prio: prio, Seq: oldest.seq, At: oldest.at, Keys: keys}, true
+}
+
+// dropBand takes b, the band of prio, which has no live entry left, out
+// of the order, and keeps it for the next priority that needs one.
+func (o *Prio[T]) dropBand(prio int, b *band[T]) {
+	for b.log.len() > 0 {
+		o.stale(deadKey[T]{item: b.log.pop().item, log: b})
+	}
+	o.discard(&b.root)
+	b.root.emptied()
+	delete(o.bands, prio)
+	o.unlistBand(prio)
+	if len(o.spare) < maxSpare {
+		o.spare = append(o.spare, b)
+	}
+}
+
+// kill counts a stale entry for k.item in k's container.
+func (o *Prio[T]) kill(k deadKey[T]) {
+	if o.dead == nil {
+		o.dead = make(map[deadKey[T]]int)
+	}
+	o.dead[k]++
+	o.peak = max(o.peak, len(o.dead))
+}
+
+// stale reports whether an entry for k.item just reached in k's container
+// is stale, and if so uncounts it.
+func (o *Prio[T]) stale(k deadKey[T]) bool {
+	if len(o.dead) == 0 {
+		return false
+	}
+	c, ok := o.dead[k]
+	switch {
+	case !ok:
+		return false
+	case c > 1:
+		o.dead[k] = c - 1
+		return true
+	}
+	delete(o.dead, k)
+	if len(o.dead) == 0 && o.peak >= shrinkFloor {
+		o.dead, o.peak = nil, 0 // Go maps do not shrink: a burst leaves no memory behind
+	}
+	return true
+}
+
+// sweepLog drops the stale entries at the front of b's log.
+func (o *Prio[T]) sweepLog(b *band[T]) {
+	for b.log.len() > 0 && o.stale(deadKey[T]{item: b.log.front().item, log: b}) {
+		b.log.pop()
+	}
+}
+
+// Peek returns the place of the next item, leaving it where it is; now is
+// as for Pop. The order must not be empty.
+func (o *Prio[T]) Peek(now int64) Place {
+	if len(o.dead) > 0 || o.bound > 0 {
+		item, p := o.Pop(now)
+		o.PushFront(item, p)
+		return p
+	}
+	n := &o.top.root
+	for n.inner {
+		n = n.first
+	}
+	e := n.front()
+	return Place{Prio: o.prios[0], Seq: e.seq, At: e.at, Keys: n.path}
+}

@@ -1,0 +1,154 @@
+package state
+
+// Add is an immediate add of item at the priority o asks for, at instant
+// now. Once a shutdown has begun it does nothing: the transport applies
+// what was sent before a shutdown before it begins, so an add that comes
+// later was concurrent with it, and is ignored as client-go ignores an
+// Add once shutting down.
+//
+//   - absent: ready, at the back of its priority;
+//   - ready: a duplicate, unless it raises the priority: then it goes to
+//     the back of its new priority;
+//   - processing: dirty, at the priority o asks for (that of its next run);
+//   - dirty: a duplicate, unless it raises the priority;
+//   - delayed: ready now, the deadline dropped (and processing+delayed:
+//     dirty), at the higher of the two priorities.
+func (q *Queue[T]) Add(item T, o Opts, now int64) {
+	if q.phase != Running {
+		return
+	}
+	if o.Retry {
+		q.m.retry()
+	}
+	q.add(item, o, now)
+}
+
+func (q *Queue[T]) add(item T, o Opts, now int64) {
+	e := q.items[item]
+	switch e.status() {
+	case Absent:
+		e = q.know(item, o)
+		q.m.add(item, q.prioOf(item, e), now)
+		q.set(item, 0, e.with(Ready))
+		q.enqueue(item, e, q.nextSeq(), now)
+	case Ready:
+		old := q.prioOf(item, e)
+		if !q.raises(item, e, o) {
+			q.order.Touch(item)
+			return
+		}
+		q.order.Remove(item, q.placeOf(item, old, 0, now))
+		ne := q.entryAt(item, Ready, o.Prio)
+		q.m.moveDepth(old, o.Prio)
+		q.set(item, e, ne)
+		q.enqueue(item, ne, q.nextSeq(), now)
+	case Processing:
+		ne := q.entryAt(item, ProcessingDirty, q.usePrioFor(o.Prio))
+		q.m.add(item, o.Prio, now)
+		q.setPlace(item, q.nextSeq())
+		q.set(item, e, ne)
+	case ProcessingDirty:
+		if q.raises(item, e, o) {
+			q.m.moveDepth(q.prioOf(item, e), o.Prio)
+			q.setPlace(item, q.nextSeq())
+			q.set(item, e, q.entryAt(item, ProcessingDirty, o.Prio))
+		}
+	case Delayed, ProcessingDelayed:
+		raised := q.raises(item, e, o)
+		p := max(q.prioOf(item, e), o.Prio)
+		q.delays.Cancel(item)
+		q.m.setDelayed(q.delays.Len())
+		q.m.add(item, p, now)
+		seq := q.placeOnAdd(item, raised)
+		if e.status() == ProcessingDelayed {
+			q.setPlace(item, seq)
+			q.set(item, e, q.entryAt(item, ProcessingDirty, p))
+			return
+		}
+		ne := q.entryAt(item, Ready, p)
+		q.set(item, e, ne)
+		q.enqueue(item, ne, seq, now)
+	}
+}
+
+// AddAt is an add of item that takes effect at deadline at, at the
+// priority o asks for, made at instant now. A delay can be shortened,
+// never lengthened, and an item that will run anyway stays as it is (only
+// its priority may rise). Once a shutdown has begun it does nothing. A
+// deadline already due is made ready by the next Due.
+//
+//   - absent: delayed (and processing: processing+delayed);
+//   - delayed: its deadline becomes at, if earlier;
+//   - ready or dirty: an Add.
+func (q *Queue[T]) AddAt(item T, at int64, o Opts, now int64) {
+	if q.phase != Running {
+		return
+	}
+	if o.Retry {
+		q.m.retry()
+	}
+	e := q.items[item]
+	switch e.status() {
+	case Absent, Processing:
+		st := ProcessingDelayed
+		if e.status() == Absent {
+			st = Delayed
+			q.keep(item, o)
+		}
+		q.delays.Set(item, at)
+		q.m.setDelayed(q.delays.Len())
+		q.setPlace(item, q.nextSeq())
+		q.set(item, e, q.entryAt(item, st, q.usePrioFor(o.Prio)))
+	case Delayed, ProcessingDelayed:
+		q.delays.Shorten(item, at)
+		if q.raises(item, e, o) {
+			q.setPlace(item, q.nextSeq())
+			q.set(item, e, q.entryAt(item, e.status(), o.Prio))
+		}
+	default:
+		q.add(item, o, now)
+	}
+}
+
+// know returns the entry of an item the queue did not know, at the
+// priority o asks for, and keeps its keys.
+func (q *Queue[T]) know(item T, o Opts) entry {
+	q.keep(item, o)
+	return q.entryAt(item, Absent, q.usePrioFor(o.Prio))
+}
+
+// keep keeps the fairness keys o carries for item, new to the queue.
+func (q *Queue[T]) keep(item T, o Opts) {
+	if q.keys != nil {
+		q.keys[item] = o.Keys
+	}
+}
+
+// usePrioFor returns p, having turned the order into a priority order if
+// p is not 0.
+func (q *Queue[T]) usePrioFor(p int) int {
+	if p != 0 {
+		q.usePrio()
+	}
+	return p
+}
+
+// raises reports whether o asks for a priority above that of item, whose
+// entry is e, and turns the order into a priority order if so.
+func (q *Queue[T]) raises(item T, e entry, o Opts) bool {
+	if o.Prio <= q.prioOf(item, e) {
+		return false
+	}
+	q.usePrio()
+	return true
+}
+
+// placeOnAdd returns the place of a delayed item that an Add makes ready
+// now: with RequeueAtAdd the place its first add gave it, unless its
+// priority was raised; otherwise a new one.
+func (q *Queue[T]) placeOnAdd(item T, raised bool) uint64 {
+	if seq, ok := q.takePlace(item); ok && !raised {
+		return seq
+	}
+	return q.nextSeq()
+}

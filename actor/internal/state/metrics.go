@@ -1,0 +1,234 @@
+package state
+
+import "time"
+
+// The metric kinds have the method sets of actor's (and client-go's).
+type (
+	Gauge interface {
+		Inc()
+		Dec()
+	}
+	SettableGauge interface{ Set(float64) }
+	Counter       interface{ Inc() }
+	Histogram     interface{ Observe(float64) }
+	PrioGauge     interface {
+		Inc(int)
+		Dec(int)
+	}
+)
+
+// MetricSet is a queue's metric values, as a MetricsProvider made them.
+// A nil field records nothing.
+type MetricSet struct {
+	Depth          Gauge
+	DepthByPrio    PrioGauge // instead of Depth, if the provider has it
+	Adds           Counter
+	Latency        Histogram
+	WorkDuration   Histogram
+	Unfinished     SettableGauge
+	LongestRunning SettableGauge
+	Retries        Counter
+	Delayed        SettableGauge
+}
+
+// UpdatePeriod is how often the unfinished-work gauges are refreshed while
+// items are processing (client-go's unfinishedWorkUpdatePeriod).
+const UpdatePeriod = 500 * time.Millisecond
+
+// Metrics is the bookkeeping of a named queue's metrics. A nil *Metrics
+// records nothing and costs one comparison per event.
+//
+// Values and update points are client-go's: an add that makes an item
+// wait (depth up, adds), a hand-out (depth down, latency from the item
+// becoming ready, or its deadline passing), a Done (work duration). The
+// instant of each event is the one the event method is given: the
+// caller's reading of the clock when it made the call, so that the values
+// are client-go's however late the owner applies it. The two
+// unfinished-work gauges are refreshed at the instants client-go's ticker
+// fires, every UpdatePeriod counted from the queue's creation, while
+// anything is processing (and once more after, to show zero); the
+// transport asks Refresh when to wake.
+//
+// A metric that panics is recovered: a broken provider cannot end the
+// goroutine that applies events.
+type Metrics[T comparable] struct {
+	s MetricSet
+
+	addTimes   map[T]int64 // when each waiting item became ready
+	startTimes map[T]int64 // when each processing item was handed out
+	owed       bool        // a refresh is due at next: something processed since the last
+	next       int64       // the next refresh instant
+
+	// The last refresh: its instant and the values it set. A Done stamped
+	// before it but applied after it (it was still on its way to the
+	// owner) is taken out of them at once, as if applied before the
+	// refresh, as it was in client-go; so is a hand-out stamped before it.
+	refreshedAt    int64
+	total, longest float64
+}
+
+// NewMetrics returns the bookkeeping of the metrics in s.
+func NewMetrics[T comparable](s MetricSet) *Metrics[T] {
+	return &Metrics[T]{s: s, addTimes: make(map[T]int64), startTimes: make(map[T]int64)}
+}
+
+func seconds(ns int64) float64 { return time.Duration(ns).Seconds() }
+
+func (m *Metrics[T]) add(item T, prio int, at int64) {
+	if m == nil {
+		return
+	}
+	inc(m.s.Adds)
+	m.depthInc(prio)
+	if _, ok := m.addTimes[item]; !ok {
+		m.addTimes[item] = at
+	}
+}
+
+// get records that item was handed out at instant at.
+func (m *Metrics[T]) get(item T, prio int, at int64) {
+	if m == nil {
+		return
+	}
+	m.depthDec(prio)
+	if t, ok := m.addTimes[item]; ok {
+		observe(m.s.Latency, seconds(at-t))
+		delete(m.addTimes, item)
+	}
+	if !m.owed {
+		// The first processing since the gauges were last refreshed: the
+		// next refresh is client-go's next tick after the hand-out.
+		m.owed = true
+		m.next = (at/int64(UpdatePeriod) + 1) * int64(UpdatePeriod)
+	}
+	m.startTimes[item] = at
+	if at < m.refreshedAt {
+		// Handed out before the last refresh, learned of after it (a
+		// lane claim): client-go's refresh counted it.
+		age := seconds(m.refreshedAt - at)
+		m.total += age
+		m.longest = max(m.longest, age)
+		set(m.s.Unfinished, m.total)
+		set(m.s.LongestRunning, m.longest)
+	}
+}
+
+// moveDepth moves a ready item's count in the depth from priority from to
+// priority to, as controller-runtime's does when a priority is raised.
+func (m *Metrics[T]) moveDepth(from, to int) {
+	if m == nil || m.s.DepthByPrio == nil {
+		return
+	}
+	m.depthDec(from)
+	m.depthInc(to)
+}
+
+func (m *Metrics[T]) depthInc(prio int) {
+	defer recoverMetric()
+	if m.s.DepthByPrio != nil {
+		m.s.DepthByPrio.Inc(prio)
+	} else if m.s.Depth != nil {
+		m.s.Depth.Inc()
+	}
+}
+
+func (m *Metrics[T]) depthDec(prio int) {
+	defer recoverMetric()
+	if m.s.DepthByPrio != nil {
+		m.s.DepthByPrio.Dec(prio)
+	} else if m.s.Depth != nil {
+		m.s.Depth.Dec()
+	}
+}
+
+func (m *Metrics[T]) done(item T, at int64) {
+	if m == nil {
+		return
+	}
+	if t, ok := m.startTimes[item]; ok {
+		observe(m.s.WorkDuration, seconds(at-t))
+		delete(m.startTimes, item)
+		if at < m.refreshedAt { // so was t: the refresh counted it
+			m.unrefresh(seconds(m.refreshedAt - t))
+		}
+	}
+}
+
+// unrefresh takes out of the last refresh's gauges an item that it counted
+// as processing for age seconds but whose Done was stamped before it.
+func (m *Metrics[T]) unrefresh(age float64) {
+	if age < m.longest {
+		m.total = max(m.total-age, 0)
+		set(m.s.Unfinished, m.total)
+		return
+	}
+	m.updateUnfinished(m.refreshedAt) // it was the longest running
+}
+
+func (m *Metrics[T]) retry() {
+	if m != nil {
+		inc(m.s.Retries)
+	}
+}
+
+func (m *Metrics[T]) setDelayed(n int) {
+	if m != nil {
+		set(m.s.Delayed, float64(n))
+	}
+}
+
+// Refresh refreshes the unfinished-work gauges if a refresh instant has
+// passed by now since something was processing, and returns the next
+// instant to wake for; ok is false when no refresh is owed, so that an idle
+// queue arms nothing.
+func (q *Queue[T]) Refresh(now int64) (next int64, ok bool) {
+	m := q.m
+	if m == nil || !m.owed {
+		return 0, false
+	}
+	if now >= m.next {
+		m.updateUnfinished(now)
+		m.next = (now/int64(UpdatePeriod) + 1) * int64(UpdatePeriod)
+		m.owed = len(m.startTimes) > 0
+	}
+	return m.next, m.owed
+}
+
+// updateUnfinished sets the unfinished-work gauges at now.
+func (m *Metrics[T]) updateUnfinished(now int64) {
+	var total, oldest float64
+	for _, t := range m.startTimes {
+		age := seconds(now - t)
+		total += age
+		oldest = max(oldest, age)
+	}
+	set(m.s.Unfinished, total)
+	set(m.s.LongestRunning, oldest)
+	m.refreshedAt, m.total, m.longest = now, total, oldest
+}
+
+// The helpers below record nothing for a nil metric and recover a
+// panicking one.
+
+func inc(c Counter) {
+	if c != nil {
+		defer recoverMetric()
+		c.Inc()
+	}
+}
+
+func set(g SettableGauge, v float64) {
+	if g != nil {
+		defer recoverMetric()
+		g.Set(v)
+	}
+}
+
+func observe(h Histogram, v float64) {
+	if h != nil {
+		defer recoverMetric()
+		h.Observe(v)
+	}
+}
+
+func recoverMetric() { _ = recover() }

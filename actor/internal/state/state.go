@@ -1,0 +1,314 @@
+package state
+
+import (
+	"math"
+	"time"
+
+	"github.com/actorq/actorq/actor/internal/delay"
+	"github.com/actorq/actorq/actor/internal/order"
+)
+
+// Status is where an item is (see the package doc).
+type Status uint8
+
+const (
+	Absent Status = iota
+	Ready
+	Processing
+	ProcessingDirty
+	Delayed
+	ProcessingDelayed
+)
+
+var statusNames = [...]string{"absent", "ready", "processing", "processing+dirty", "delayed", "processing+delayed"}
+
+func (st Status) String() string { return statusNames[st] }
+
+// processing reports whether an item in this state is being processed.
+func (st Status) processing() bool {
+	return st == Processing || st == ProcessingDirty || st == ProcessingDelayed
+}
+
+// Requeue says where an item added again while it was processing takes
+// its place (actor.Requeue documents both).
+type Requeue uint8
+
+const (
+	RequeueAtDone Requeue = iota // client-go's rule
+	RequeueAtAdd                 // controller-runtime's rule
+)
+
+// Phase is how far the queue is into its shutdown.
+type Phase uint8
+
+const (
+	Running  Phase = iota
+	Draining       // ShutDownWithDrain began: adds and delays are ignored
+	Ended          // the owner goroutine ended: callers keep the state
+)
+
+// Config is what a queue is made of.
+type Config[T comparable] struct {
+	Storage order.Storage[T] // a caller's order; nil for the default
+	Requeue Requeue
+	Fair    bool          // items carry fairness keys (Opts.Keys)
+	Bound   time.Duration // the starvation bound; 0 for none
+	Metrics *Metrics[T]   // nil records nothing
+}
+
+// Opts are what an add asks for.
+type Opts struct {
+	Prio  int
+	Keys  []string // with fairness: the item's keys
+	Retry bool     // count a retry in the metrics, if the add is applied
+}
+
+// entry is what a queue knows of one item: its state and its priority. It
+// is one word, the value of the item map.
+type entry uint64
+
+const (
+	statusMask entry = 0x07
+	wideBit    entry = 1 << 3 // the priority does not fit: Queue.wide holds it
+	prioShift        = 32
+)
+
+func (e entry) status() Status { return Status(e & statusMask) }
+
+func (e entry) with(st Status) entry { return e&^statusMask | entry(st) }
+
+// prio is the item's priority if it fits in 32 bits; otherwise (wideBit)
+// the nearest that does, of the right sign, and Queue.wide has it.
+func (e entry) prio() int { return int(int32(e >> prioShift)) }
+
+// shrinkFloor is the map size below which the item map is never rebuilt.
+const shrinkFloor = 1024
+
+// Queue is the state of a queue. Its zero value is not usable: make one
+// with New.
+//
+// One map holds the entry of every item the queue knows, so that one
+// lookup answers any question and de-duplication spans every state. The
+// deadlines of delayed items are in a second map (package delay) that only
+// they pay for; with fairness, the keys of the items it knows; with
+// RequeueAtAdd, the places of items added again while processing or
+// delayed.
+type Queue[T comparable] struct {
+	items map[T]entry
+	peak  int // largest len(items) since the map was last rebuilt
+
+	order  order.Order[T]
+	fifo   *order.FIFO[T] // order, while it is the default one
+	prio   *order.Prio[T] // order, once it has priorities
+	delays delay.Deadlines[T]
+
+	nproc   int // items processing, dirty or delayed while processing
+	ndirty  int // items processing+dirty
+	transit int // items popped and neither received nor returned
+
+	seq     uint64         // the last sequence number given
+	requeue Requeue        //
+	fair    bool           //
+	bound   time.Duration  //
+	places  map[T]uint64   // RequeueAtAdd: the places of dirty and delayed items
+	wide    map[T]int      // the priorities that do not fit in an entry
+	keys    map[T][]string // with fairness: the keys of every item known
+	dueBuf  []dueItem[T]   // RequeueAtAdd: scratch for the items due at once
+
+	phase Phase
+	m     *Metrics[T]
+}
+
+// New returns an empty queue.
+func New[T comparable](cfg Config[T]) *Queue[T] {
+	q := &Queue[T]{
+		items:   make(map[T]entry),
+		delays:  delay.New[T](),
+		requeue: cfg.Requeue,
+		fair:    cfg.Fair,
+		bound:   max(cfg.Bound, 0),
+		m:       cfg.Metrics,
+	}
+	switch {
+	case cfg.Storage != nil:
+		q.order = &order.StorageOrder[T]{S: cfg.Storage}
+	case q.fair || q.bound > 0 || q.requeue == RequeueAtAdd:
+		q.usePrioOrder()
+	default:
+		q.fifo = new(order.FIFO[T])
+		q.order = q.fifo
+	}
+	if q.fair {
+		q.keys = make(map[T][]string)
+	}
+	if q.requeue == RequeueAtAdd {
+		q.places = make(map[T]uint64)
+	}
+	return q
+}
+
+// Len is the number of items ready to be handed out: in the ready order,
+// and popped but neither received nor returned; with RequeueAtAdd, also
+// those added again while processing (ready, but locked until Done).
+func (q *Queue[T]) Len() int {
+	n := q.order.Len() + q.transit
+	if q.requeue == RequeueAtAdd {
+		n += q.ndirty
+	}
+	return n
+}
+
+// Processing is the number of items being processed (popped ones
+// included, until they are returned).
+func (q *Queue[T]) Processing() int { return q.nproc }
+
+// Delayed is the number of items waiting on a delay.
+func (q *Queue[T]) Delayed() int { return q.delays.Len() }
+
+// Phase returns how far the queue is into its shutdown.
+func (q *Queue[T]) Phase() Phase { return q.phase }
+
+// Status returns where item is.
+func (q *Queue[T]) Status(item T) Status { return q.items[item].status() }
+
+// NoopAdd reports whether an Add of item at priority 0 would change
+// nothing now: it is ready, or dirty, at a priority of 0 or more.
+func (q *Queue[T]) NoopAdd(item T) bool {
+	e := q.items[item]
+	st := e.status()
+	return (st == Ready || st == ProcessingDirty) && e.prio() >= 0
+}
+
+// prioOf returns the priority of item, whose entry is e.
+func (q *Queue[T]) prioOf(item T, e entry) int {
+	if e&wideBit != 0 {
+		return q.wide[item]
+	}
+	return e.prio()
+}
+
+// entryAt returns an entry at priority p, in state st, for item (p in the
+// wide map if it does not fit).
+func (q *Queue[T]) entryAt(item T, st Status, p int) entry {
+	e := entry(uint32(int32(min(max(p, math.MinInt32), math.MaxInt32))))<<prioShift | entry(st)
+	if int(int32(p)) == p {
+		if q.wide != nil {
+			delete(q.wide, item)
+		}
+	} else {
+		if q.wide == nil {
+			q.wide = make(map[T]int)
+		}
+		q.wide[item] = p
+		e |= wideBit
+	}
+	return e
+}
+
+// set stores item's entry e, keeping the dirty count in step.
+func (q *Queue[T]) set(item T, old, e entry) {
+	if old.status() == ProcessingDirty {
+		q.ndirty--
+	}
+	if e.status() == ProcessingDirty {
+		q.ndirty++
+	}
+	q.items[item] = e
+	if n := len(q.items); n > q.peak {
+		q.peak = n
+	}
+}
+
+// forget removes item, whose entry is e, and what is kept of it
+// elsewhere; once the map holds an eighth of its peak it is rebuilt: Go
+// maps never give memory back on their own.
+func (q *Queue[T]) forget(item T, e entry) {
+	if e.status() == ProcessingDirty {
+		q.ndirty--
+	}
+	delete(q.items, item)
+	if q.keys != nil {
+		delete(q.keys, item)
+	}
+	if e&wideBit != 0 {
+		delete(q.wide, item)
+	}
+	if q.peak >= shrinkFloor && len(q.items) <= q.peak/8 {
+		m := make(map[T]entry, 2*len(q.items))
+		for k, v := range q.items {
+			m[k] = v
+		}
+		q.items, q.peak = m, len(m)
+	}
+}
+
+// nextSeq returns a new sequence number: a place after every place given
+// before.
+func (q *Queue[T]) nextSeq() uint64 {
+	q.seq++
+	return q.seq
+}
+
+// enqueue puts item, which has just become ready with entry e, into the
+// ready order at sequence number seq of its priority, at instant now.
+func (q *Queue[T]) enqueue(item T, e entry, seq uint64, now int64) {
+	if q.fifo != nil {
+		q.fifo.Push(item, order.Place{})
+		return
+	}
+	q.order.Push(item, q.placeOf(item, q.prioOf(item, e), seq, now))
+}
+
+// placeOf returns item's place at priority prio and sequence number seq,
+// having become ready at now.
+func (q *Queue[T]) placeOf(item T, prio int, seq uint64, now int64) order.Place {
+	p := order.Place{Prio: prio, Seq: seq}
+	if q.keys != nil {
+		p.Keys = q.keys[item]
+	}
+	if q.bound > 0 {
+		p.At = now
+	}
+	return p
+}
+
+// usePrio turns the default first-in-first-out order into a priority order,
+// once an item asks for a priority other than 0. The items ready so far
+// keep their order, at priority 0. A custom Storage orders items itself.
+func (q *Queue[T]) usePrio() {
+	if q.fifo == nil {
+		return
+	}
+	f := q.fifo
+	q.usePrioOrder()
+	for f.Len() > 0 {
+		item, _ := f.Pop(0)
+		q.prio.Push(item, order.Place{Seq: q.nextSeq()})
+	}
+}
+
+func (q *Queue[T]) usePrioOrder() {
+	q.prio = order.NewPrio[T](q.bound)
+	if q.fair && q.bound > 0 {
+		q.prio.KeysOf = func(item T) []string { return q.keys[item] }
+	}
+	q.order, q.fifo = q.prio, nil
+}
+
+// setPlace records the place of an item that is not ready yet (delayed,
+// or added again while processing), which RequeueAtAdd keeps for it.
+func (q *Queue[T]) setPlace(item T, seq uint64) {
+	if q.places != nil {
+		q.places[item] = seq
+	}
+}
+
+// takePlace returns and forgets the place recorded for item, if any.
+func (q *Queue[T]) takePlace(item T) (uint64, bool) {
+	if q.places == nil {
+		return 0, false
+	}
+	seq, ok := q.places[item]
+	delete(q.places, item)
+	return seq, ok
+}

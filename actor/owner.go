@@ -1,0 +1,240 @@
+package actor
+
+import (
+	"github.com/actorq/actorq/actor/internal/order"
+	"github.com/actorq/actorq/actor/internal/state"
+)
+
+// owner is the owner goroutine: the queue's state, and what only the loop
+// needs to serve it (the callers' side is in shared). After the goroutine
+// ends, the callers take turns with it (lifetime.go).
+type owner[T comparable] struct {
+	c       *shared[T]
+	q       *state.Queue[T]
+	waiting []*waiter[T] // Get and GetBatch calls waiting for an item, oldest first
+	at      int64        // the instant of the event being applied (see state.Metrics)
+	metrics bool         // the state records metrics: refresh them
+
+	dueAlarm  alarm         // armed to the earliest deadline
+	tickAlarm alarm         // armed to the next refresh of the unfinished-work gauges
+	drain     chan struct{} // c.drain until ShutDownWithDrain is seen, then nil
+
+	// The item offered on the items channel while the owner waits in its
+	// select: popped before it, and returned after it unless a consumer
+	// received it (Items).
+	staged    bool
+	head      T
+	headPlace order.Place
+
+	idle chan struct{} // after the owner ended: closed when nothing is processing
+}
+
+// loop is the owner goroutine. Each round it applies what callers have
+// already sent (up to a round of requests), makes due items ready and
+// hands items to whoever waits for them; then it waits in one select
+// until the next thing happens.
+//
+// It ends on ShutDown (or when the Queue is dropped), or, once
+// ShutDownWithDrain was called, when nothing is processing; exit then
+// hands the state to the callers.
+func (o *owner[T]) loop() {
+	defer o.exit()
+	for {
+		o.serveRound()
+		o.serveDue()
+		o.handOut()
+		if o.q.Phase() == state.Draining && o.q.Processing() == 0 {
+			return
+		}
+		o.arm()
+		if o.wait() {
+			return
+		}
+	}
+}
+
+// serveRound serves up to roundSize requests that are already waiting.
+func (o *owner[T]) serveRound() {
+	for range roundSize {
+		r, ok := o.c.inbox.take()
+		if !ok {
+			return
+		}
+		o.serve(r)
+	}
+}
+
+// wait blocks until one thing happens and serves it. It reports whether
+// the queue must end now. While it waits, it offers the next ready item on
+// the items channel, if Items was called and no call waits for one.
+func (o *owner[T]) wait() (quit bool) {
+	next, bell := o.c.inbox.idle()
+	var out chan<- T
+	if o.c.itemsUsed.Load() && len(o.waiting) == 0 && o.stage() {
+		out = o.c.out
+	}
+	select {
+	case r := <-next:
+		o.unstage()
+		o.serve(r)
+	case <-bell:
+	case <-o.c.bell: // Items was called, or a Get found the lane empty
+	case out <- o.head:
+		o.staged = false
+		o.q.Received(o.head, o.headPlace, o.now())
+	case <-o.dueAlarm.c:
+		o.dueAlarm.fired()
+	case <-o.tickAlarm.c:
+		o.tickAlarm.fired()
+		o.refresh()
+	case <-o.drain:
+		o.unstage()
+		o.startDrain()
+	case <-o.c.quit:
+		quit = true
+	}
+	o.c.inbox.woke()
+	o.unstage()
+	return quit
+}
+
+// stage pops the next ready item to offer it on the items channel, and
+// reports whether there is one.
+func (o *owner[T]) stage() bool {
+	item, p, ok := o.q.Pop(o.now())
+	if ok {
+		o.filterOff(item)
+		o.staged, o.head, o.headPlace = true, item, p
+	}
+	return ok
+}
+
+// unstage returns the staged item, if no consumer received it.
+func (o *owner[T]) unstage() {
+	if !o.staged {
+		return
+	}
+	var zero T
+	o.q.Return(o.head, o.headPlace)
+	o.filterSync(o.head)
+	o.staged, o.head = false, zero
+}
+
+// now returns the owner's reading of the clock, if the state needs one.
+func (o *owner[T]) now() int64 {
+	if !o.c.stamped {
+		return 0
+	}
+	return o.c.since()
+}
+
+// serveDue makes due items ready, reading the clock only if a deadline may
+// have passed.
+func (o *owner[T]) serveDue() {
+	if at, ok := o.q.NextDue(); ok {
+		if now := o.c.since(); at <= now {
+			o.at = now
+			o.q.Due(now)
+		}
+	}
+}
+
+// handOut gives ready items to whoever waits for them: waiting Get and
+// GetBatch calls first, then the lane.
+func (o *owner[T]) handOut() {
+	if len(o.waiting) > 0 {
+		if o.c.lane != nil {
+			o.c.lane.takeBack(o) // what the lane offers goes first
+		}
+		o.serveWaiters()
+	}
+	if o.c.lane != nil {
+		o.c.lane.fill(o)
+	}
+}
+
+// arm points the delay alarm at the earliest deadline and the metrics
+// alarm at the next refresh, or stops them when there is nothing to wake
+// for.
+func (o *owner[T]) arm() {
+	if at, ok := o.q.NextDue(); !ok {
+		o.dueAlarm.stop()
+	} else if !o.dueAlarm.armed || at < o.dueAlarm.at {
+		o.dueAlarm.set(o.c.clock, at, o.c.since())
+	}
+	if o.q.Phase() == state.Running {
+		o.refresh()
+	}
+}
+
+// refresh refreshes the unfinished-work gauges if a refresh instant has
+// passed, and points the metrics alarm at the next one.
+func (o *owner[T]) refresh() {
+	if !o.metrics {
+		return
+	}
+	if o.c.lane != nil {
+		o.c.lane.see(o) // the hand-outs through the lane so far
+	}
+	now := o.c.since()
+	if at, ok := o.q.Refresh(now); !ok {
+		o.tickAlarm.stop()
+	} else if !o.tickAlarm.armed || o.tickAlarm.at != at {
+		o.tickAlarm.set(o.c.clock, at, now)
+	}
+}
+
+// flush applies the requests sent before it was called, adds included,
+// before a shutdown begins (startDrain, exit): an add that a caller made
+// before it called ShutDown or ShutDownWithDrain takes effect. The
+// requests sent after, concurrent with the shutdown, are served later,
+// and then their adds are ignored (state.Queue.Add).
+func (o *owner[T]) flush() {
+	for range o.c.inbox.len() {
+		r, ok := o.c.inbox.take()
+		if !ok {
+			return
+		}
+		o.serve(r)
+	}
+}
+
+// startDrain begins ShutDownWithDrain: delays are dropped, the lane is
+// off, and waiting calls are answered at once from now on.
+func (o *owner[T]) startDrain() {
+	o.drain = nil
+	o.flush()
+	o.q.Drain()
+	o.dueAlarm.stop()
+	o.tickAlarm.stop() // client-go refreshes nothing once shutting down
+	if o.c.lane != nil {
+		o.c.lane.off(o)
+	}
+	o.serveWaiters()
+}
+
+// exit hands every waiting call its answer, closes done, applies what
+// callers sent before that, and leaves the state to the callers
+// (lifetime.go): the items still ready, and those processing, which may
+// come back at their Done. A request sent after done is closed is served
+// by its own sender (see send).
+func (o *owner[T]) exit() {
+	o.dueAlarm.stop()
+	o.tickAlarm.stop()
+	o.flush() // what was sent before ShutDown counts
+	o.q.End()
+	if o.c.lane != nil {
+		o.c.lane.off(o)
+	}
+	o.serveWaiters()
+	close(o.c.out)
+	close(o.c.done)
+	for {
+		r, ok := o.c.inbox.take()
+		if !ok {
+			break
+		}
+		o.serve(r) // sent as the owner ended: adds among them are ignored
+	}
+	o.c.rest <- o
+}

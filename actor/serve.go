@@ -1,0 +1,120 @@
+package actor
+
+import (
+	"slices"
+
+	"github.com/actorq/actorq/actor/internal/state"
+)
+
+// serve applies one request to the state. The owner goroutine calls it,
+// and so do callers for requests still in the inbox after the owner ended.
+func (o *owner[T]) serve(r request[T]) {
+	if o.c.stamped && r.op != opCancel {
+		o.at = r.at
+	}
+	if o.c.lane != nil {
+		o.c.lane.settle(o, r) // an item the request names may be in the lane
+	}
+	q := o.q
+	switch r.op {
+	case opAdd:
+		q.Add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys}, r.at)
+		o.added(r.item)
+	case opRetry:
+		q.Add(r.item, state.Opts{Keys: r.keys, Retry: true}, r.at)
+		o.added(r.item)
+	case opAddAt:
+		q.AddAt(r.item, r.due, state.Opts{Keys: r.keys, Retry: true}, r.at)
+		o.added(r.item)
+	case opAddList:
+		o.addList(r.list, r.at)
+		r.list.recycle()
+	case opDone:
+		q.Done(r.item, r.at)
+		o.filterSync(r.item)
+	case opDones:
+		for _, item := range r.list.items {
+			q.Done(item, r.at)
+			o.filterSync(item)
+		}
+		r.list.recycle()
+	case opLen:
+		o.serveDue()
+		r.w.n = q.Len()
+		r.w.answer()
+	case opGet:
+		o.serveDue() // an item due now is ready for this call
+		o.waiting = append(o.waiting, r.w)
+		if o.c.lane != nil {
+			o.c.lane.takeBack(o) // what the lane offers goes first
+		}
+		o.serveWaiters()
+	case opCancel:
+		o.cancel(r.w)
+	}
+}
+
+// addList applies an AddWithOpts: each item at the list's priority, now or
+// at its deadline. Like controller-runtime's, it counts a retry for each
+// item delayed.
+func (o *owner[T]) addList(l *itemList[T], at int64) {
+	for i, item := range l.items {
+		opts := state.Opts{Prio: l.prio}
+		if l.keys != nil {
+			opts.Keys = l.keys[i]
+		}
+		if due := l.deadline(i); due != now {
+			opts.Retry = true
+			o.q.AddAt(item, due, opts, at)
+		} else {
+			o.q.Add(item, opts, at)
+		}
+		o.added(item)
+	}
+}
+
+// serveWaiters hands ready items to the waiting calls, oldest call first,
+// each as many as it asked for, at the instant of the event being
+// applied. Once shutdown has begun, a call that finds nothing ready is
+// answered at once with shutdown: it never waits for a drain to finish.
+func (o *owner[T]) serveWaiters() {
+	served := 0
+	for _, w := range o.waiting {
+		for len(w.items) < cap(w.items) {
+			item, p, ok := o.q.HandOut(o.at)
+			if !ok {
+				break
+			}
+			o.filterOff(item)
+			if len(w.items) == 0 {
+				w.prio = p.Prio
+			}
+			w.items = append(w.items, item)
+		}
+		if len(w.items) == 0 {
+			if o.q.Phase() == state.Running {
+				break
+			}
+			w.shutdown = true
+		}
+		served++
+		w.answer()
+	}
+	if served > 0 { // keep the array: no allocation per call
+		rest := copy(o.waiting, o.waiting[served:])
+		clear(o.waiting[rest:])
+		o.waiting = o.waiting[:rest]
+	}
+}
+
+// cancel withdraws w if it is still waiting, and answers it as canceled.
+// A waiter already answered is left alone: its caller takes the items.
+func (o *owner[T]) cancel(w *waiter[T]) {
+	i := slices.Index(o.waiting, w)
+	if i < 0 {
+		return
+	}
+	o.waiting = slices.Delete(o.waiting, i, i+1)
+	w.canceled = true
+	w.answer()
+}
