@@ -77,8 +77,11 @@ func deadlineAfter(now int64, d time.Duration) int64 {
 // A request that lands in the inbox as the owner ends may find nobody to
 // take it: the owner serves what it finds after closing done, so if done
 // is closed after the send, the sender serves the inbox itself.
-func (c *shared[T]) send(r request[T]) bool {
-	if !c.inbox.put(r, c.done) {
+func (c *shared[T]) send(r request[T]) bool { return c.sendHot(r, nil) }
+
+// sendHot is send for an Add whose item has the filter entry hot.
+func (c *shared[T]) sendHot(r request[T], hot *hotEntry[T]) bool {
+	if !c.inbox.put(r, hot, c.done) {
 		return false
 	}
 	select {
@@ -90,12 +93,13 @@ func (c *shared[T]) send(r request[T]) bool {
 }
 
 // ask sends a waiter for up to cap(buf) items (a Get's one, if buf is nil)
-// and returns it answered. If cancel is closed first, it withdraws the
-// waiter, which is then answered either as canceled or, if items were
-// handed to it first, with them.
-func (c *shared[T]) ask(buf []T, cancel <-chan struct{}) *waiter[T] {
+// and returns it answered; sl is a lane slot the Get gives back, or nil.
+// If cancel is closed first, it withdraws the waiter, which is then
+// answered either as canceled or, if items were handed to it first, with
+// them.
+func (c *shared[T]) ask(buf []T, sl *slot[T], cancel <-chan struct{}) *waiter[T] {
 	w := c.waiter()
-	w.items = buf
+	w.items, w.slot = buf, sl
 	if buf == nil {
 		w.items = w.one[:0]
 	}
@@ -139,7 +143,7 @@ func (c *shared[T]) waiter() *waiter[T] {
 // release returns an answered waiter to the pool.
 func (c *shared[T]) release(w *waiter[T]) {
 	var zero T
-	w.items, w.one[0], w.n, w.shutdown, w.canceled = nil, zero, 0, false, false
+	w.items, w.one[0], w.n, w.shutdown, w.canceled, w.slot = nil, zero, 0, false, false, nil
 	c.waiters.Put(w)
 }
 

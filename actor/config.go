@@ -44,14 +44,11 @@ type Config[T comparable] struct {
 	// queue goes on without it. The queue keeps the slice returned, so it
 	// must not be changed afterwards (return a slice made once per key, not
 	// a reused buffer). A key with nothing ready costs nothing, and an
-	// item costs no allocation in steady state. Get takes items without
-	// waiting for the owner goroutine, which offers them ahead in turn
-	// order, and gives a key that gets a new turn meanwhile its place
-	// before the turns those offers took; so, as with any
-	// one-way add, a Get may hand out an item offered before the owner
-	// applied an add that the Get's own caller made just before, whose
-	// key then has its turn after that item. Hand-out stays round-robin.
-	// Nil means no fairness. It is ignored with a custom Storage.
+	// item costs no allocation in steady state. With fairness, every Get
+	// asks the owner goroutine for its item, so that a key that an add
+	// made join the turns is never passed over by a Get of the same
+	// caller (see [Config.Requeue] for what that costs). Nil means no
+	// fairness. It is ignored with a custom Storage.
 	Fairness func(T) []string
 
 	// StarvationBound, if positive, bounds how long a ready item can be
@@ -66,10 +63,12 @@ type Config[T comparable] struct {
 	// processed takes its place: RequeueAtDone (client-go's rule, the
 	// default) or RequeueAtAdd (controller-runtime's).
 	//
-	// Fairness, a starvation bound and RequeueAtAdd cost speed: with any
-	// of them, every Get is a round trip to the owner goroutine, where
-	// otherwise it takes an item offered ahead without waiting (see the
-	// package doc).
+	// Fairness, a starvation bound and metrics (a Name with a provider)
+	// cost speed: with any of them, every Get is a round trip to the
+	// owner goroutine, where otherwise it takes an item offered ahead
+	// without waiting (the lane, see the package doc). With RequeueAtAdd,
+	// Get makes that round trip only while an item added again while
+	// processing waits for its Done.
 	Requeue Requeue
 
 	paths *fastPaths // the tests' choice of fast paths; nil: defaultPaths

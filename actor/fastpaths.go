@@ -6,12 +6,25 @@ package actor
 // requests on a channel, one select, waiting callers answered on
 // channels, and the items channel for Items.
 type fastPaths struct {
+	lane   bool // lane.go
+	batch  bool // the batch inbox (inbox.go)
+	filter bool // the duplicate filter (filter.go)
 }
 
 // defaultPaths are the fast paths of every queue New makes.
-var defaultPaths = fastPaths{}
+var defaultPaths = fastPaths{lane: true, batch: true, filter: true}
 
 // install sets up in c the fast paths fp turns on, made for cfg.
-func install[T comparable](fp fastPaths, c *shared[T], cfg Config[T]) {
-	c.inbox = newChanInbox[T]()
+func install[T comparable](fp fastPaths, c *shared[T], cfg Config[T], metrics bool) {
+	if fp.batch {
+		c.inbox.batch = newBatchInbox[T]()
+	} else {
+		c.inbox.ch = make(chan request[T], inboxSize)
+	}
+	if fp.filter && cfg.Storage == nil {
+		c.filter = newFilter[T]()
+	}
+	if fp.lane && cfg.Storage == nil && cfg.Fairness == nil && cfg.StarvationBound <= 0 && !metrics {
+		c.lane = newLane(cfg)
+	}
 }

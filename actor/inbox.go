@@ -1,24 +1,16 @@
 package actor
 
+import "sync"
+
 // inbox carries the callers' requests to the owner goroutine, in one
 // order: every request of a caller after its earlier ones, so a caller's
-// calls take effect in the order it made them, whatever their kind.
-type inbox[T comparable] interface {
-	// put sends r, waiting only while the inbox is full. It reports
-	// false, without sending, if done is closed first.
-	put(r request[T], done <-chan struct{}) bool
-	// take returns the next request, if one is there, without waiting.
-	// Only the owner calls it (or, after the owner ended, the caller
-	// holding the state).
-	take() (request[T], bool)
-	// len returns how many requests are there now.
-	len() int
-	// idle returns what the owner's select waits on once take found
-	// nothing: a channel that delivers the next request, or one that says
-	// that requests arrived (then the owner takes them). Only the owner
-	// calls it, and calls woke once its select returns.
-	idle() (next <-chan request[T], bell <-chan struct{})
-	woke()
+// calls take effect in the order it made them, whatever their kind. It is
+// a buffered channel (the reference), or the batch inbox, a fast path.
+// Only the owner takes requests (or, after the owner ended, the caller
+// holding the state).
+type inbox[T comparable] struct {
+	ch    chan request[T] // the reference inbox; nil with the batch inbox
+	batch *batchInbox[T]
 }
 
 // inboxSize is how many requests may wait in a channel inbox before their
@@ -31,14 +23,14 @@ const inboxSize = 256
 // flood.
 const roundSize = 64
 
-// chanInbox is the reference inbox: a buffered channel.
-type chanInbox[T comparable] struct{ ch chan request[T] }
-
-func newChanInbox[T comparable]() *chanInbox[T] {
-	return &chanInbox[T]{ch: make(chan request[T], inboxSize)}
-}
-
-func (in *chanInbox[T]) put(r request[T], done <-chan struct{}) bool {
+// put sends r, waiting only while the inbox is full. It reports false,
+// without sending, if done is closed first. hot is the filter entry of an
+// Add's item, or nil: the batch inbox sets its sent flag as it puts r
+// (filter.go).
+func (in *inbox[T]) put(r request[T], hot *hotEntry[T], done <-chan struct{}) bool {
+	if in.batch != nil {
+		return in.batch.put(r, hot, done)
+	}
 	select {
 	case in.ch <- r:
 		return true
@@ -52,7 +44,11 @@ func (in *chanInbox[T]) put(r request[T], done <-chan struct{}) bool {
 	}
 }
 
-func (in *chanInbox[T]) take() (r request[T], ok bool) {
+// take returns the next request, if one is there, without waiting.
+func (in *inbox[T]) take() (r request[T], ok bool) {
+	if in.batch != nil {
+		return in.batch.take()
+	}
 	select {
 	case r = <-in.ch:
 		return r, true
@@ -61,8 +57,141 @@ func (in *chanInbox[T]) take() (r request[T], ok bool) {
 	}
 }
 
-func (in *chanInbox[T]) len() int { return len(in.ch) }
+// len returns how many requests are there now.
+func (in *inbox[T]) len() int {
+	if in.batch != nil {
+		return in.batch.len()
+	}
+	return len(in.ch)
+}
 
-func (in *chanInbox[T]) idle() (<-chan request[T], <-chan struct{}) { return in.ch, nil }
+// idle returns what the owner's select waits on once take found nothing:
+// a channel that delivers the next request, or a bell that rings once
+// requests arrived (then the owner takes them). The owner calls woke once
+// its select returns.
+func (in *inbox[T]) idle() (next <-chan request[T], bell <-chan struct{}) {
+	if in.batch != nil {
+		return nil, in.batch.idle()
+	}
+	return in.ch, nil
+}
 
-func (in *chanInbox[T]) woke() {}
+func (in *inbox[T]) woke() {
+	if in.batch != nil {
+		in.batch.woke()
+	}
+}
+
+// The batch inbox lets a caller hand the owner a request without a
+// channel operation, and the owner take every request waiting in one go.
+// Its invariant:
+//
+//	every request put is in reqs, in the order put, until the owner
+//	swaps reqs for its empty batch under the lock; once the owner has
+//	said it is about to block (sleeping, under the lock), the next put
+//	rings the bell.
+//
+// A put is a lock, an append and an unlock. It waits only while the inbox
+// holds batchSize requests, on room, a channel the owner closes when it
+// takes them (and replaces, since a closed channel is spent). The owner's
+// batch array is reused.
+//
+// Figure: see bench/RESULTS.md, "Fast paths".
+type batchInbox[T comparable] struct {
+	mu       sync.Mutex
+	reqs     []request[T]
+	sleeping bool
+	bell     chan struct{} // capacity 1
+	room     chan struct{} // closed when the owner takes the requests; nil until a put waits
+
+	batch []request[T] // the owner's: the requests taken, served from next on
+	next  int
+}
+
+// batchSize is how many requests a batch inbox holds before a put waits.
+const batchSize = 256
+
+// busy is a closed channel: a select case that is always ready.
+var busy = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+func newBatchInbox[T comparable]() *batchInbox[T] {
+	return &batchInbox[T]{bell: make(chan struct{}, 1)}
+}
+
+func (in *batchInbox[T]) put(r request[T], hot *hotEntry[T], done <-chan struct{}) bool {
+	in.mu.Lock()
+	if hot != nil && hot.sent.CompareAndSwap(false, true) {
+		// An Add that takes its item's sent flag: its place in the order
+		// is here. It does not wait for room: an entry has at most one
+		// such Add in the inbox, so they are bounded by the filter.
+		r.hot = hot
+	} else {
+		for len(in.reqs) >= batchSize {
+			if in.room == nil {
+				in.room = make(chan struct{})
+			}
+			room := in.room
+			in.mu.Unlock()
+			select {
+			case <-room:
+			case <-done:
+				return false
+			}
+			in.mu.Lock()
+		}
+	}
+	in.reqs = append(in.reqs, r)
+	ring := in.sleeping
+	in.sleeping = false
+	in.mu.Unlock()
+	if ring {
+		select {
+		case in.bell <- struct{}{}:
+		default:
+		}
+	}
+	return true
+}
+
+func (in *batchInbox[T]) take() (r request[T], ok bool) {
+	if in.next == len(in.batch) {
+		in.mu.Lock()
+		in.batch, in.reqs = in.reqs, in.batch[:0]
+		if in.room != nil {
+			close(in.room)
+			in.room = nil
+		}
+		in.mu.Unlock()
+		in.next = 0
+		if len(in.batch) == 0 {
+			return r, false
+		}
+	}
+	r = in.batch[in.next]
+	in.batch[in.next] = request[T]{} // let the collector have what it points to
+	in.next++
+	return r, true
+}
+
+func (in *batchInbox[T]) len() int {
+	in.mu.Lock()
+	n := len(in.reqs)
+	in.mu.Unlock()
+	return n + len(in.batch) - in.next
+}
+
+func (in *batchInbox[T]) idle() <-chan struct{} {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if len(in.reqs) > 0 || in.next < len(in.batch) {
+		return busy
+	}
+	in.sleeping = true
+	return in.bell
+}
+
+func (in *batchInbox[T]) woke() {
+	in.mu.Lock()
+	in.sleeping = false
+	in.mu.Unlock()
+}

@@ -1,18 +1,401 @@
 package actor
 
-// lane: to be written.
-type lane[T comparable] struct{}
+import (
+	"sync/atomic"
 
-func (l *lane[T]) takeBack(o *owner[T])             {}
-func (l *lane[T]) fill(o *owner[T])                 {}
-func (l *lane[T]) see(o *owner[T])                  {}
-func (l *lane[T]) settle(o *owner[T], r request[T]) {}
-func (l *lane[T]) off(o *owner[T])                  {}
-func (l *lane[T]) turnOff()                         {}
-func (l *lane[T]) added(prio int)                   {}
+	"github.com/actorq/actorq/actor/internal/order"
+	"github.com/actorq/actorq/actor/internal/state"
+)
 
-// get is Get's way of taking an item: from the lane, or, with w non-nil,
-// from the owner.
+// The lane lets Get take a ready item without a round trip to the owner
+// goroutine. The owner pops ready items from the state, in hand-out order,
+// into slots that it sends on a buffered channel; a consumer that receives
+// a slot claims it with one compare-and-swap. Its invariant:
+//
+//	a slot in the lane holds an item the state has popped and neither
+//	received nor returned; the item is handed out at the consumer's
+//	claim, and no other event of the item reaches the state before the
+//	owner has settled its slot: seen the claim (state.Received, at the
+//	instant the consumer read the clock), or revoked the slot and taken
+//	the lane back (state.Return, newest first, which undoes the pops).
+//
+// So by the rules an item in the lane is ready until its claim: an Add is
+// a duplicate, a Done does nothing, Len counts it. The owner settles the
+// slot of an item that a request names before it applies the request
+// (settle), sees claims in lane order on every round and whenever Len
+// needs them,
+// and takes the whole lane back whenever what it offers might no longer
+// come first: before it serves a waiting call, when a consumer gives back
+// a slot, when an item became ready ahead of the last one offered (a
+// higher priority), or, with fairness, when a key joined the turns (the
+// take-back puts the offered items' keys back at the front of their turns,
+// where they were, so the joined key ends where it would have without the
+// lane). With RequeueAtAdd it offers nothing while an item is added again
+// while processing, whose place at its Done may come before; with
+// priorities, the gate (gate.go) keeps a Get from passing over its own
+// earlier add. The owner fills the lane once a Get has found it empty, and
+// not for GetBatch calls. It is off for good, and its channel closed,
+// once Items is called or shutdown begins, and from the start with a
+// starvation bound, fairness, a custom Storage, or metrics: then Get asks
+// the owner. (With fairness, a key that an add makes join the turns goes
+// before the turns of items offered ahead, which a Get of the adding
+// caller could otherwise claim first.)
+// (The metrics of a hand-out are client-go's and controller-runtime's
+// when Get returns, as their own tests read them; the owner would learn
+// of a claim only later.)
+//
+// Figure: it turns Get's round trip into a channel receive and a
+// compare-and-swap (bench/RESULTS.md, "Fast paths").
+type lane[T comparable] struct {
+	ch      chan *slot[T]
+	top     topPrio
+	off     atomic.Bool  // Items was called: Get asks the owner
+	want    atomic.Bool  // a Get found the lane empty
+	blocked atomic.Int32 // Gets waiting on the lane's channel
+	limit   int          // how many items the owner keeps offered
+	atAdd   bool         // RequeueAtAdd
+
+	// The owner's alone.
+	closed  bool
+	wanted  bool
+	free    []*slot[T]
+	sent    []*slot[T]     // offered, oldest first, not yet seen claimed or taken back (nil: seen out of order)
+	base    uint64         // the number of the slot at sent[0]: slots are numbered as offered
+	transit map[T]*slot[T] // the slot of each item in sent
+	last    order.Place    // the place of the item offered last, while sent is not empty
+	floor   int            // top is at least floor
+}
+
+// laneSize is how many ready items the owner keeps offered in the lane.
+const laneSize = 256
+
+const (
+	slotOffered uint32 = iota
+	slotClaimed
+	slotRevoked // taken back: no one may claim it
+)
+
+// slot carries one item through the lane. The owner writes it before
+// sending it; the consumer that receives it reads it, writes at, and
+// claims it; the owner reuses it once it has seen the claim, or received
+// the slot back (from its own channel, or from a consumer that gave it
+// back).
+type slot[T comparable] struct {
+	item  T
+	place order.Place
+	token bool         // the consumer must give it back (see fill)
+	hot   *hotEntry[T] // the item's filter entry, whose flag the consumer clears as it claims
+	num   uint64       // owner only: its number in the lane, as offered
+	state atomic.Uint32
+}
+
+func newLane[T comparable](cfg Config[T]) *lane[T] {
+	l := &lane[T]{limit: laneSize, atAdd: cfg.Requeue == RequeueAtAdd, transit: make(map[T]*slot[T])}
+	l.ch = make(chan *slot[T], l.limit)
+	return l
+}
+
+// get is Get's way to an item: a slot claimed from the lane (w nil), or
+// the answer of the owner to w. canceled is true if cancel was closed
+// while it waited on the lane.
 func (l *lane[T]) get(c *shared[T], cancel <-chan struct{}) (w *waiter[T], item T, prio int, got, canceled bool) {
-	return c.ask(nil, cancel), item, 0, false, false
+	if l == nil || l.off.Load() {
+		return c.ask(nil, nil, cancel), item, 0, false, false
+	}
+	var sl *slot[T]
+	select {
+	case sl = <-l.ch:
+	default:
+		l.blocked.Add(1)
+		l.want.Store(true)
+		c.ring()
+		select {
+		case sl = <-l.ch:
+		case <-cancel:
+			l.blocked.Add(-1)
+			return nil, item, 0, false, true
+		}
+		l.blocked.Add(-1)
+	}
+	if sl == nil { // the lane was turned off
+		return c.ask(nil, nil, cancel), item, 0, false, false
+	}
+	if !sl.token && l.top.claimable(sl.place.Prio) {
+		item, prio = sl.item, sl.place.Prio
+		if sl.hot != nil {
+			sl.hot.noop.Store(false) // before the item is processing (filter.go)
+		}
+		if sl.state.CompareAndSwap(slotOffered, slotClaimed) {
+			return nil, item, prio, true, false
+		}
+	}
+	// Revoked, a token, or below top: give the slot back, and take what the owner
+	// hands out once it has applied every request sent before this one.
+	return c.ask(nil, sl, cancel), item, 0, false, false
+}
+
+// added raises top after an add of items ready now at priority p was
+// sent.
+func (l *lane[T]) added(p int) {
+	if l != nil {
+		l.top.raise(p)
+	}
+}
+
+// turnOff turns the lane off for good (Items): the owner closes it.
+func (l *lane[T]) turnOff() {
+	if l != nil {
+		l.off.Store(true)
+	}
+}
+
+// fill offers ready items until the lane holds its limit, once a Get has
+// found it empty; and first keeps top and what the lane offers in order.
+func (l *lane[T]) fill(o *owner[T]) {
+	if l.closed {
+		return
+	}
+	if l.off.Load() {
+		l.shut(o)
+		return
+	}
+	q, now := o.q, o.now()
+	l.see(o)
+	if p, ok := q.TopPrio(); ok {
+		l.raise(p)
+	}
+	l.keepOrder(o, now)
+	if l.want.Load() {
+		l.want.Store(false)
+		l.wanted = true
+	}
+	if !l.wanted && l.blocked.Load() == 0 {
+		return
+	}
+	for len(l.ch) < l.limit {
+		next, ok := q.Head(now)
+		if !ok {
+			return
+		}
+		// With RequeueAtAdd, an item added again while processing may
+		// become ready at its Done ahead of what the lane would offer; and
+		// an item below top may have an add above it on its way. Then the
+		// lane offers one item at a time, which the consumer gives back:
+		// a token that brings it to the owner.
+		token := l.atAdd && q.Dirty() > 0 || !l.top.claimable(next.Prio) && !l.lower(o, next.Prio)
+		if token && len(l.sent) > 0 {
+			return
+		}
+		item, p, _ := q.Pop(now)
+		l.offer(o, item, p, token)
+		if token {
+			return
+		}
+	}
+}
+
+// offer sends item, popped at place p, in a slot; a token must be given
+// back.
+func (l *lane[T]) offer(o *owner[T], item T, p order.Place, token bool) {
+	var sl *slot[T]
+	if n := len(l.free); n > 0 {
+		sl, l.free = l.free[n-1], l.free[:n-1]
+	} else {
+		sl = new(slot[T])
+	}
+	sl.item, sl.place, sl.token, sl.num = item, p, token, l.base+uint64(len(l.sent))
+	sl.state.Store(slotOffered)
+	l.sent = append(l.sent, sl)
+	l.transit[item] = sl
+	l.last = p
+	o.filterOffer(item, sl)
+	l.ch <- sl
+}
+
+// keepOrder takes the lane back if what it offers might no longer come
+// first: an item became ready ahead of the last one offered.
+func (l *lane[T]) keepOrder(o *owner[T], now int64) {
+	if len(l.sent) == 0 {
+		return
+	}
+	if h, ok := o.q.Head(now); ok && (h.Prio > l.last.Prio || h.Prio == l.last.Prio && h.Seq < l.last.Seq) {
+		l.takeBack(o)
+	}
+}
+
+// raise makes top at least p. Owner only.
+func (l *lane[T]) raise(p int) {
+	if p > l.floor {
+		l.top.raise(p)
+		l.floor = p
+	}
+}
+
+// lower lowers top to p, the priority of the next item, if nothing the
+// owner cannot see may be above it: a request in the inbox, an item added
+// again while processing or delayed (whose priorities it does not track),
+// or a slot above p that a consumer may still give back.
+func (l *lane[T]) lower(o *owner[T], p int) bool {
+	if o.q.Dirty() > 0 || o.q.Delayed() > 0 || o.c.inbox.len() > 0 {
+		return false
+	}
+	for _, sl := range l.sent {
+		if sl != nil && sl.place.Prio > p && sl.state.Load() == slotOffered {
+			return false
+		}
+	}
+	if !l.top.lower(p, func() bool { return o.c.inbox.len() == 0 }) {
+		return false
+	}
+	l.floor = p
+	return true
+}
+
+// prepare prepares the lane for r, which the owner is about to apply: top
+// rises to the priority of an add (a delayed item's too: a deadline
+// passing is no request a Get waits behind), and Len sees every claim
+// first, since it counts only the items not claimed.
+func (l *lane[T]) prepare(o *owner[T], r request[T]) {
+	switch r.op {
+	case opAdd, opRetry, opAddAt:
+		l.raise(int(r.prio))
+	case opAddList:
+		l.raise(r.list.prio)
+	case opLen:
+		l.seeAll(o)
+	}
+}
+
+// settle settles the slot of item, if it is in the lane, before the owner
+// applies an event of item, an add with opts or (opts nil) a Done: a
+// claim is seen; an add that the state finds would change nothing is
+// dropped (settle returns false), and the slot stays offered; anything
+// else takes the whole lane back.
+func (l *lane[T]) settle(o *owner[T], item T, opts *state.Opts) (apply bool) {
+	if len(l.transit) == 0 {
+		return true
+	}
+	sl, ok := l.transit[item]
+	if !ok {
+		return true
+	}
+	if sl.state.Load() == slotClaimed {
+		l.sent[sl.num-l.base] = nil // seen out of order: a hole that see skips
+		l.received(o, sl)
+		l.see(o)
+		return true
+	}
+	if opts != nil && o.q.Duplicate(*opts, sl.place) {
+		return false
+	}
+	l.takeBack(o)
+	return true
+}
+
+// takeBack revokes every slot not claimed and returns its item to the
+// state, newest first, which undoes their pops; it sees the claims on the
+// way, and takes back the slots still in the channel.
+func (l *lane[T]) takeBack(o *owner[T]) {
+	if l == nil || len(l.sent) == 0 {
+		return
+	}
+	for i := len(l.sent) - 1; i >= 0; i-- {
+		sl := l.sent[i]
+		if sl == nil {
+			continue
+		}
+		l.sent[i] = nil
+		delete(l.transit, sl.item)
+		if sl.state.CompareAndSwap(slotOffered, slotRevoked) {
+			o.q.Return(sl.item, sl.place)
+			o.filterSync(sl.item)
+			continue
+		}
+		l.received(o, sl) // claimed
+	}
+	l.base += uint64(len(l.sent))
+	l.sent = l.sent[:0]
+	for { // revoked, and no consumer has them
+		select {
+		case sl := <-l.ch:
+			l.release(sl)
+			continue
+		default:
+		}
+		break
+	}
+}
+
+// giveBack is the event of a consumer giving back sl, which it received
+// but could not claim: revoked, or below top.
+func (l *lane[T]) giveBack(o *owner[T], sl *slot[T]) {
+	if sl.state.Load() == slotOffered {
+		l.takeBack(o) // revokes sl, and returns its item
+	}
+	l.release(sl)
+}
+
+// see records the claims at the head of the lane, in the order offered,
+// up to the first slot not claimed.
+func (l *lane[T]) see(o *owner[T]) {
+	n := 0
+	for ; n < len(l.sent); n++ {
+		if sl := l.sent[n]; sl != nil {
+			if sl.state.Load() != slotClaimed {
+				break
+			}
+			l.received(o, sl)
+		}
+	}
+	l.drop(n)
+}
+
+// seeAll records every claim in the lane.
+func (l *lane[T]) seeAll(o *owner[T]) {
+	for i, sl := range l.sent {
+		if sl != nil && sl.state.Load() == slotClaimed {
+			l.sent[i] = nil
+			l.received(o, sl)
+		}
+	}
+	l.see(o) // drops the holes at the front
+}
+
+// drop drops the first n slots of sent, keeping its array.
+func (l *lane[T]) drop(n int) {
+	if n == 0 {
+		return
+	}
+	k := copy(l.sent, l.sent[n:])
+	clear(l.sent[k:])
+	l.sent = l.sent[:k]
+	l.base += uint64(n)
+}
+
+// received is the event of a consumer's claim of sl, which the owner has
+// seen: the state records the hand-out, and the slot is free again.
+func (l *lane[T]) received(o *owner[T], sl *slot[T]) {
+	delete(l.transit, sl.item)
+	o.q.Received(sl.item, sl.place, 0)
+	l.release(sl)
+}
+
+// release makes sl free for another offer.
+func (l *lane[T]) release(sl *slot[T]) {
+	var zero T
+	sl.item, sl.place, sl.token, sl.hot = zero, order.Place{}, false, nil
+	l.free = append(l.free, sl)
+}
+
+// shut turns the lane off for good: it takes back what is offered and
+// closes the channel, which sends every consumer waiting on it to the
+// owner instead.
+func (l *lane[T]) shut(o *owner[T]) {
+	if l.closed {
+		return
+	}
+	l.off.Store(true)
+	l.takeBack(o)
+	l.closed = true
+	close(l.ch)
 }

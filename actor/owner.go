@@ -143,8 +143,9 @@ func (o *owner[T]) serveDue() {
 // GetBatch calls first, then the lane.
 func (o *owner[T]) handOut() {
 	if len(o.waiting) > 0 {
-		if o.c.lane != nil {
-			o.c.lane.takeBack(o) // what the lane offers goes first
+		if l := o.c.lane; l != nil {
+			l.takeBack(o)    // what the lane offers goes first
+			l.wanted = false // until a Get finds the lane empty: GetBatch has no use for it
 		}
 		o.serveWaiters()
 	}
@@ -172,9 +173,6 @@ func (o *owner[T]) arm() {
 func (o *owner[T]) refresh() {
 	if !o.metrics {
 		return
-	}
-	if o.c.lane != nil {
-		o.c.lane.see(o) // the hand-outs through the lane so far
 	}
 	now := o.c.since()
 	if at, ok := o.q.Refresh(now); !ok {
@@ -208,7 +206,7 @@ func (o *owner[T]) startDrain() {
 	o.dueAlarm.stop()
 	o.tickAlarm.stop() // client-go refreshes nothing once shutting down
 	if o.c.lane != nil {
-		o.c.lane.off(o)
+		o.c.lane.shut(o)
 	}
 	o.serveWaiters()
 }
@@ -224,7 +222,7 @@ func (o *owner[T]) exit() {
 	o.flush() // what was sent before ShutDown counts
 	o.q.End()
 	if o.c.lane != nil {
-		o.c.lane.off(o)
+		o.c.lane.shut(o)
 	}
 	o.serveWaiters()
 	close(o.c.out)

@@ -68,7 +68,7 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 	if cfg.paths != nil {
 		fp = *cfg.paths
 	}
-	install(fp, c, cfg)
+	install(fp, c, cfg, m != nil)
 	go o.loop()
 	q := &Queue[T]{c: c}
 	if !inBubble() {
@@ -92,10 +92,16 @@ func (q *Queue[T]) Add(item T) {
 	if c.checkItems {
 		c.mustHash(item)
 	}
-	if c.shutting.Load() || c.filter.skip(item) {
-		return // shutting down, or a duplicate (filter.go)
+	if c.shutting.Load() {
+		return
 	}
-	c.sendAdd(request[T]{op: opAdd, item: item, at: c.callTime(), keys: c.keysOf(item)}, 0)
+	hot, skip := c.filter.skip(item)
+	if skip {
+		return // a duplicate (filter.go)
+	}
+	if c.sendHot(request[T]{op: opAdd, item: item, at: c.callTime(), keys: c.keysOf(item)}, hot) {
+		c.lane.added(0)
+	}
 }
 
 // AddAfter adds item after the delay d, measured on the queue's clock. A d
@@ -259,7 +265,7 @@ func (q *Queue[T]) GetBatch(buf []T) (items []T, shutdown bool) {
 	if cap(buf) == 0 {
 		buf = make([]T, 0, 1)
 	}
-	w := q.c.ask(buf[:0], nil)
+	w := q.c.ask(buf[:0], nil, nil)
 	items, shutdown = w.items, w.shutdown
 	q.c.release(w)
 	return items, shutdown

@@ -35,6 +35,7 @@ type request[T comparable] struct {
 	keys []string     // with fairness, opAdd, opRetry, opAddAt: the item's keys
 	list *itemList[T] // opAddList, opDones
 	w    *waiter[T]   // opLen, opGet, opCancel
+	hot  *hotEntry[T] // opAdd: the filter entry whose sent flag this Add set (filter.go)
 }
 
 // itemList is what AddWithOpts and DoneBatch send: a copy of the items,
@@ -89,12 +90,13 @@ func (l *itemList[T]) recycle() {
 // holding the state) answers exactly once. Waiters are reused, so a caller
 // must take the answer before it returns its waiter to the pool.
 type waiter[T comparable] struct {
-	items    []T  // opGet: the items handed out, up to cap(items), all processing
-	one      [1]T // the buffer of a Get
-	prio     int  // opGet: the priority of the first item
-	n        int  // opLen: the answer
-	shutdown bool // opGet: nothing was ready and the queue is shutting down
-	canceled bool // opGet: withdrawn before any item was ready
+	items    []T      // opGet: the items handed out, up to cap(items), all processing
+	one      [1]T     // the buffer of a Get
+	prio     int      // opGet: the priority of the first item
+	slot     *slot[T] // opGet of a Get: a lane slot it gives back (lane.go), until the owner takes it
+	n        int      // opLen: the answer
+	shutdown bool     // opGet: nothing was ready and the queue is shutting down
+	canceled bool     // opGet: withdrawn before any item was ready
 	ready    chan struct{}
 }
 

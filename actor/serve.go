@@ -13,41 +13,40 @@ func (o *owner[T]) serve(r request[T]) {
 		o.at = r.at
 	}
 	if o.c.lane != nil {
-		o.c.lane.settle(o, r) // an item the request names may be in the lane
+		o.c.lane.prepare(o, r)
 	}
-	q := o.q
 	switch r.op {
 	case opAdd:
-		q.Add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys}, r.at)
-		o.added(r.item)
+		o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys}, r.at)
+		r.unsend()
 	case opRetry:
-		q.Add(r.item, state.Opts{Keys: r.keys, Retry: true}, r.at)
-		o.added(r.item)
+		o.add(r.item, state.Opts{Keys: r.keys, Retry: true}, r.at)
 	case opAddAt:
-		q.AddAt(r.item, r.due, state.Opts{Keys: r.keys, Retry: true}, r.at)
-		o.added(r.item)
+		o.addAt(r.item, r.due, state.Opts{Keys: r.keys, Retry: true}, r.at)
 	case opAddList:
 		o.addList(r.list, r.at)
 		r.list.recycle()
 	case opDone:
-		q.Done(r.item, r.at)
-		o.filterSync(r.item)
+		o.done(r.item, r.at)
 	case opDones:
 		for _, item := range r.list.items {
-			q.Done(item, r.at)
-			o.filterSync(item)
+			o.done(item, r.at)
 		}
 		r.list.recycle()
 	case opLen:
 		o.serveDue()
-		r.w.n = q.Len()
+		r.w.n = o.q.Len()
 		r.w.answer()
 	case opGet:
+		if l := o.c.lane; l != nil {
+			if r.w.slot != nil { // a Get gives back a slot it could not claim
+				l.giveBack(o, r.w.slot)
+				r.w.slot = nil
+			}
+			l.takeBack(o) // what the lane offers goes first
+		}
 		o.serveDue() // an item due now is ready for this call
 		o.waiting = append(o.waiting, r.w)
-		if o.c.lane != nil {
-			o.c.lane.takeBack(o) // what the lane offers goes first
-		}
 		o.serveWaiters()
 	case opCancel:
 		o.cancel(r.w)
@@ -65,12 +64,36 @@ func (o *owner[T]) addList(l *itemList[T], at int64) {
 		}
 		if due := l.deadline(i); due != now {
 			opts.Retry = true
-			o.q.AddAt(item, due, opts, at)
+			o.addAt(item, due, opts, at)
 		} else {
-			o.q.Add(item, opts, at)
+			o.add(item, opts, at)
 		}
-		o.added(item)
 	}
+}
+
+// add, addAt and done apply an event of item to the state, once the fast
+// paths that hold the item are settled.
+func (o *owner[T]) add(item T, opts state.Opts, at int64) {
+	if o.c.lane == nil || o.c.lane.settle(o, item, &opts) {
+		o.added(item, o.q.Add(item, opts, at))
+	} else {
+		o.addedToLane(item) // a duplicate of an item the lane offers
+	}
+}
+
+func (o *owner[T]) addAt(item T, due int64, opts state.Opts, at int64) {
+	if o.c.lane == nil || o.c.lane.settle(o, item, &opts) {
+		o.q.AddAt(item, due, opts, at)
+		o.added(item, false)
+	}
+}
+
+func (o *owner[T]) done(item T, at int64) {
+	if o.c.lane != nil {
+		o.c.lane.settle(o, item, nil)
+	}
+	o.q.Done(item, at)
+	o.filterSync(item)
 }
 
 // serveWaiters hands ready items to the waiting calls, oldest call first,

@@ -100,8 +100,9 @@ func (o *Prio[T]) Touch(item T) {}
 // Push adds item at its place.
 func (o *Prio[T]) Push(item T, p Place) { o.insert(item, p, false) }
 
-// PushFront adds item back at its place, which is before every other of
-// its keys: it was popped first, and taken back.
+// PushFront adds item back at its place: its keys get back the turns its
+// Pop took, and within its keys it goes by sequence number (first, unless
+// an item placed before it was pushed since its Pop).
 func (o *Prio[T]) PushFront(item T, p Place) { o.insert(item, p, true) }
 
 func (o *Prio[T]) insert(item T, p Place, front bool) {
@@ -122,8 +123,10 @@ func (o *Prio[T]) insert(item T, p Place, front bool) {
 	}
 	leaf := o.leaf(&b.root, p.Keys, front)
 	switch {
-	case front:
+	case front && (leaf.fifo.len() == 0 || leaf.fifo.front().seq >= p.Seq):
 		leaf.fifo.pushFront(e)
+	case front:
+		heapPush(&leaf.late, e) // an item placed before it came meanwhile
 	case leaf.fifo.len() > 0 && leaf.fifo.back().seq > p.Seq:
 		heapPush(&leaf.late, e) // placed before entries already there
 	default:

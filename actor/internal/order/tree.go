@@ -64,25 +64,6 @@ func (o *Prio[T]) leaf(n *node[T], keys []string, front bool) *node[T] {
 	return x
 }
 
-// Joins reports whether an item at place p would give a key a turn it
-// does not have, at any level (a key with nothing ready), or be its
-// priority's first.
-func (o *Prio[T]) Joins(p Place) bool {
-	b := o.band(p.Prio)
-	if b == nil {
-		return true
-	}
-	x := &b.root
-	for _, k := range p.Keys {
-		c := x.children[k]
-		if c == nil || !c.active {
-			return true
-		}
-		x = c
-	}
-	return false
-}
-
 // drop abandons item's live entry in the leaf of keys in band b: the entry
 // goes stale, and comes off the counts along the path, which removes the
 // nodes left with none.

@@ -1,5 +1,7 @@
 package state
 
+import "github.com/actorq/actorq/actor/internal/order"
+
 // Add is an immediate add of item at the priority o asks for, at instant
 // now. Once a shutdown has begun it does nothing: the transport applies
 // what was sent before a shutdown before it begins, so an add that comes
@@ -13,18 +15,27 @@ package state
 //   - dirty: a duplicate, unless it raises the priority;
 //   - delayed: ready now, the deadline dropped (and processing+delayed:
 //     dirty), at the higher of the two priorities.
-func (q *Queue[T]) Add(item T, o Opts, now int64) {
+//
+// It reports whether the queue knew the item before (an add of an item
+// already ready, processing, dirty or delayed): a transport may treat such
+// an item as hot.
+func (q *Queue[T]) Add(item T, o Opts, now int64) (known bool) {
 	if q.phase != Running {
-		return
+		return false
 	}
 	if o.Retry {
 		q.m.retry()
 	}
-	q.add(item, o, now)
+	return q.add(item, o, now)
 }
 
-func (q *Queue[T]) add(item T, o Opts, now int64) {
-	e := q.items[item]
+func (q *Queue[T]) add(item T, o Opts, now int64) (known bool) {
+	if q.fifo != nil && o.Prio == 0 && q.delays.Len() == 0 {
+		if dup, ok := q.addFIFO(item, now); ok {
+			return dup
+		}
+	}
+	e := q.lookup(item)
 	switch e.status() {
 	case Absent:
 		e = q.know(item, o)
@@ -35,7 +46,7 @@ func (q *Queue[T]) add(item T, o Opts, now int64) {
 		old := q.prioOf(item, e)
 		if !q.raises(item, e, o) {
 			q.order.Touch(item)
-			return
+			return true
 		}
 		q.order.Remove(item, q.placeOf(item, old, 0, now))
 		ne := q.entryAt(item, Ready, o.Prio)
@@ -48,11 +59,12 @@ func (q *Queue[T]) add(item T, o Opts, now int64) {
 		q.setPlace(item, q.nextSeq())
 		q.set(item, e, ne)
 	case ProcessingDirty:
-		if q.raises(item, e, o) {
-			q.m.moveDepth(q.prioOf(item, e), o.Prio)
-			q.setPlace(item, q.nextSeq())
-			q.set(item, e, q.entryAt(item, ProcessingDirty, o.Prio))
+		if !q.raises(item, e, o) {
+			return true
 		}
+		q.m.moveDepth(q.prioOf(item, e), o.Prio)
+		q.setPlace(item, q.nextSeq())
+		q.set(item, e, q.entryAt(item, ProcessingDirty, o.Prio))
 	case Delayed, ProcessingDelayed:
 		raised := q.raises(item, e, o)
 		p := max(q.prioOf(item, e), o.Prio)
@@ -63,12 +75,37 @@ func (q *Queue[T]) add(item T, o Opts, now int64) {
 		if e.status() == ProcessingDelayed {
 			q.setPlace(item, seq)
 			q.set(item, e, q.entryAt(item, ProcessingDirty, p))
-			return
+			return true
 		}
 		ne := q.entryAt(item, Ready, p)
 		q.set(item, e, ne)
 		q.enqueue(item, ne, seq, now)
 	}
+	return e.status() != Absent
+}
+
+// addFIFO is add of an item that is not processing, when nothing is
+// delayed and every item is at priority 0: an item the big map holds is
+// ready, and the add a duplicate. One assignment tells, by the map's
+// length, whether the item is new. ok is false, and it does nothing, if
+// the item is processing.
+func (q *Queue[T]) addFIFO(item T, now int64) (dup, ok bool) {
+	if len(q.proc) > 0 {
+		if _, ok := q.proc[item]; ok {
+			return false, false
+		}
+	}
+	n := len(q.items)
+	q.items[item] = entry(Ready)
+	if len(q.items) == n {
+		return true, true
+	}
+	if n+1 > q.peak {
+		q.peak = n + 1
+	}
+	q.m.add(item, 0, now)
+	q.fifo.Push(item, order.Place{})
+	return false, true
 }
 
 // AddAt is an add of item that takes effect at deadline at, at the
@@ -87,7 +124,7 @@ func (q *Queue[T]) AddAt(item T, at int64, o Opts, now int64) {
 	if o.Retry {
 		q.m.retry()
 	}
-	e := q.items[item]
+	e := q.lookup(item)
 	switch e.status() {
 	case Absent, Processing:
 		st := ProcessingDelayed

@@ -51,7 +51,7 @@ func (q *Queue[T]) dueInPlaceOrder(now int64) {
 		if !ok {
 			break
 		}
-		due = append(due, dueItem[T]{item, at, q.prioOf(item, q.items[item]), q.places[item]})
+		due = append(due, dueItem[T]{item, at, q.prioOf(item, q.lookup(item)), q.places[item]})
 	}
 	if len(due) > 1 {
 		slices.SortStableFunc(due, func(a, b dueItem[T]) int {
@@ -74,7 +74,7 @@ func (q *Queue[T]) dueInPlaceOrder(now int64) {
 // isDue is the event of item's deadline passing: a delayed item becomes
 // ready, a processing one dirty, in a new place.
 func (q *Queue[T]) isDue(item T, now int64) {
-	e := q.items[item]
+	e := q.lookup(item)
 	q.m.add(item, q.prioOf(item, e), now)
 	if e.status() == ProcessingDelayed {
 		q.setPlace(item, q.nextSeq())
@@ -108,7 +108,7 @@ func (q *Queue[T]) End() {
 // dropDelays forgets every pending delay.
 func (q *Queue[T]) dropDelays() {
 	q.delays.All(func(item T, _ int64) bool {
-		e := q.items[item]
+		e := q.lookup(item)
 		q.takePlace(item)
 		if e.status() == ProcessingDelayed {
 			q.set(item, e, e.with(Processing))

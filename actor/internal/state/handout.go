@@ -24,7 +24,8 @@ func (q *Queue[T]) Pop(now int64) (item T, p order.Place, ok bool) {
 		p.Prio = q.prioOf(item, e)
 		e = e.with(Processing)
 	}
-	q.items[item] = e
+	q.delete(q.items, item)
+	q.proc[item] = e
 	q.nproc++
 	q.transit++
 	return item, p, true
@@ -52,9 +53,10 @@ func (q *Queue[T]) HandOut(now int64) (item T, p order.Place, ok bool) {
 // its Pop and its Return; items popped together come back newest first,
 // which undoes their Pops exactly.
 func (q *Queue[T]) Return(item T, p order.Place) {
-	e := q.items[item]
+	e := q.proc[item]
 	q.nproc--
 	q.transit--
+	delete(q.proc, item)
 	q.items[item] = e.with(Ready)
 	q.order.PushFront(item, p)
 }
@@ -64,9 +66,20 @@ func (q *Queue[T]) Return(item T, p order.Place) {
 // delayed meanwhile waits for its deadline. Done of an item that is not
 // processing does nothing (client-go would queue a duplicate).
 func (q *Queue[T]) Done(item T, now int64) {
-	e, ok := q.items[item]
-	if !ok {
+	if q.ndirty == 0 && q.delays.Len() == 0 && q.wide == nil && q.keys == nil {
+		// Every item processing is only that: one delete tells, by the
+		// map's length, whether item was.
+		if n := len(q.proc); n > 0 {
+			delete(q.proc, item)
+			if len(q.proc) < n {
+				q.finish(item, now)
+			}
+		}
 		return
+	}
+	e, ok := q.proc[item]
+	if !ok {
+		return // not processing
 	}
 	switch e.status() {
 	case Processing:

@@ -87,15 +87,19 @@ const shrinkFloor = 1024
 // Queue is the state of a queue. Its zero value is not usable: make one
 // with New.
 //
-// One map holds the entry of every item the queue knows, so that one
-// lookup answers any question and de-duplication spans every state. The
-// deadlines of delayed items are in a second map (package delay) that only
-// they pay for; with fairness, the keys of the items it knows; with
-// RequeueAtAdd, the places of items added again while processing or
-// delayed.
+// Two maps hold the entry of every item the queue knows: proc those
+// processing (few: about as many as there are consumers), items the others
+// (ready or delayed: a backlog may hold millions). An item is in one of
+// them, so de-duplication spans every state, and the events of an item's
+// usual life (added, handed out, done) touch the big map twice: an insert
+// and a delete, as client-go's dirty set. The deadlines of delayed items
+// are in a map of their own (package delay) that only they pay for; with
+// fairness, the keys of the items it knows; with RequeueAtAdd, the places
+// of items added again while processing or delayed.
 type Queue[T comparable] struct {
-	items map[T]entry
-	peak  int // largest len(items) since the map was last rebuilt
+	items map[T]entry // ready and delayed items
+	proc  map[T]entry // processing items (dirty and delayed ones too)
+	peak  int         // largest len(items) since the map was last rebuilt
 
 	order  order.Order[T]
 	fifo   *order.FIFO[T] // order, while it is the default one
@@ -123,6 +127,7 @@ type Queue[T comparable] struct {
 func New[T comparable](cfg Config[T]) *Queue[T] {
 	q := &Queue[T]{
 		items:   make(map[T]entry),
+		proc:    make(map[T]entry),
 		delays:  delay.New[T](),
 		requeue: cfg.Requeue,
 		fair:    cfg.Fair,
@@ -162,6 +167,33 @@ func (q *Queue[T]) Len() int {
 // included, until they are returned).
 func (q *Queue[T]) Processing() int { return q.nproc }
 
+// Dirty is the number of items added again while processing.
+func (q *Queue[T]) Dirty() int { return q.ndirty }
+
+// Head returns the place of the item Pop would return at instant now,
+// leaving it where it is; ok is false if nothing is ready. The default
+// order's places are all Place{}; a Storage has none (ok is false).
+func (q *Queue[T]) Head(now int64) (p order.Place, ok bool) {
+	switch {
+	case q.order.Len() == 0:
+		return p, false
+	case q.prio != nil:
+		return q.prio.Peek(now), true
+	}
+	return p, q.fifo != nil
+}
+
+// TopPrio returns the highest priority of a ready item, if any.
+func (q *Queue[T]) TopPrio() (int, bool) {
+	switch {
+	case q.order.Len() == 0:
+		return 0, false
+	case q.prio != nil:
+		return q.prio.TopPrio(), true
+	}
+	return 0, true
+}
+
 // Delayed is the number of items waiting on a delay.
 func (q *Queue[T]) Delayed() int { return q.delays.Len() }
 
@@ -169,14 +201,22 @@ func (q *Queue[T]) Delayed() int { return q.delays.Len() }
 func (q *Queue[T]) Phase() Phase { return q.phase }
 
 // Status returns where item is.
-func (q *Queue[T]) Status(item T) Status { return q.items[item].status() }
+func (q *Queue[T]) Status(item T) Status { return q.lookup(item).status() }
 
 // NoopAdd reports whether an Add of item at priority 0 would change
 // nothing now: it is ready, or dirty, at a priority of 0 or more.
 func (q *Queue[T]) NoopAdd(item T) bool {
-	e := q.items[item]
+	e := q.lookup(item)
 	st := e.status()
 	return (st == Ready || st == ProcessingDirty) && e.prio() >= 0
+}
+
+// Duplicate reports whether an add with o of an item ready at place p
+// would change nothing: the item keeps its priority and place, and no
+// metric moves. A transport that holds a popped item asks it before it
+// settles the item (see package actor's lane).
+func (q *Queue[T]) Duplicate(o Opts, p order.Place) bool {
+	return o.Prio <= p.Prio && (!o.Retry || q.m == nil)
 }
 
 // prioOf returns the priority of item, whose entry is e.
@@ -205,7 +245,17 @@ func (q *Queue[T]) entryAt(item T, st Status, p int) entry {
 	return e
 }
 
-// set stores item's entry e, keeping the dirty count in step.
+// lookup returns item's entry (0, absent, if the queue does not know it).
+func (q *Queue[T]) lookup(item T) entry {
+	if e, ok := q.proc[item]; ok {
+		return e
+	}
+	return q.items[item]
+}
+
+// set stores item's entry e in the map of its state (proc while it is
+// processing, items otherwise), old being its entry before, and keeps the
+// dirty count in step.
 func (q *Queue[T]) set(item T, old, e entry) {
 	if old.status() == ProcessingDirty {
 		q.ndirty--
@@ -213,29 +263,48 @@ func (q *Queue[T]) set(item T, old, e entry) {
 	if e.status() == ProcessingDirty {
 		q.ndirty++
 	}
+	if e.status().processing() {
+		q.proc[item] = e
+		if old.status() != Absent && !old.status().processing() {
+			q.delete(q.items, item)
+		}
+		return
+	}
 	q.items[item] = e
 	if n := len(q.items); n > q.peak {
 		q.peak = n
 	}
+	if old.status().processing() {
+		delete(q.proc, item)
+	}
 }
 
 // forget removes item, whose entry is e, and what is kept of it
-// elsewhere; once the map holds an eighth of its peak it is rebuilt: Go
-// maps never give memory back on their own.
+// elsewhere.
 func (q *Queue[T]) forget(item T, e entry) {
 	if e.status() == ProcessingDirty {
 		q.ndirty--
 	}
-	delete(q.items, item)
+	if e.status().processing() {
+		delete(q.proc, item)
+	} else {
+		q.delete(q.items, item)
+	}
 	if q.keys != nil {
 		delete(q.keys, item)
 	}
 	if e&wideBit != 0 {
 		delete(q.wide, item)
 	}
-	if q.peak >= shrinkFloor && len(q.items) <= q.peak/8 {
-		m := make(map[T]entry, 2*len(q.items))
-		for k, v := range q.items {
+}
+
+// delete deletes item from items and, once the map holds an eighth of its
+// peak, rebuilds it: Go maps never give memory back on their own.
+func (q *Queue[T]) delete(items map[T]entry, item T) {
+	delete(items, item)
+	if q.peak >= shrinkFloor && len(items) <= q.peak/8 {
+		m := make(map[T]entry, 2*len(items))
+		for k, v := range items {
 			m[k] = v
 		}
 		q.items, q.peak = m, len(m)

@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -12,7 +13,22 @@ import (
 func (q *Queue[T]) verify(t *testing.T) {
 	t.Helper()
 	var nready, nproc, ndirty, ndelayed int
-	for item, e := range q.items {
+	for item, e := range q.proc {
+		if !e.status().processing() {
+			t.Fatalf("item %v in proc as %v", item, e.status())
+		}
+		if _, ok := q.items[item]; ok {
+			t.Fatalf("item %v in both maps", item)
+		}
+	}
+	all := maps.Clone(q.items)
+	maps.Copy(all, q.proc)
+	for item, e := range all {
+		if st := e.status(); st != Ready && st != Delayed {
+			if _, ok := q.proc[item]; !ok {
+				t.Fatalf("item %v in items as %v", item, st)
+			}
+		}
 		switch st := e.status(); st {
 		case Absent:
 			t.Fatalf("item %v stored as absent", item)
@@ -55,14 +71,14 @@ func (q *Queue[T]) verify(t *testing.T) {
 		t.Fatalf("%d deadlines; %d items delayed", q.delays.Len(), ndelayed)
 	}
 	for item := range q.keys {
-		if _, ok := q.items[item]; !ok {
+		if _, ok := all[item]; !ok {
 			t.Fatalf("item %v: keys kept for an item the queue does not know", item)
 		}
 	}
 	if q.m != nil {
 		for item := range q.m.startTimes {
-			if !q.items[item].status().processing() {
-				t.Fatalf("item %v: a start time, but %v", item, q.items[item].status())
+			if !q.Status(item).processing() {
+				t.Fatalf("item %v: a start time, but %v", item, q.Status(item))
 			}
 		}
 	}
