@@ -1,0 +1,216 @@
+package state
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/actorq/actorq/actor/internal/order"
+)
+
+// TestRandom drives a queue through random adds at random priorities,
+// delays, pops that are received or returned (newest first), hand-outs
+// and Dones, with and without fairness keys (two levels), with and
+// without a starvation bound, with both requeue rules, and checks every
+// invariant after each step, and that every item popped comes with its
+// own keys. With fickle keys, each add carries random keys for its item,
+// as a Fairness function that breaks its contract would: the queue keeps
+// the keys of an item's first add, and the invariants hold all the same.
+func TestRandom(t *testing.T) {
+	for _, keys := range []string{"none", "fair", "fickle"} {
+		for _, bound := range []time.Duration{0, 3} {
+			for _, requeue := range []Requeue{RequeueAtDone, RequeueAtAdd} {
+				t.Run(fmt.Sprintf("keys=%s/bound=%d/requeue=%d", keys, bound, requeue), func(t *testing.T) {
+					testRandom(t, keys, bound, requeue)
+				})
+			}
+		}
+	}
+}
+
+func testRandom(t *testing.T, keys string, bound time.Duration, requeue Requeue) {
+	r := rand.New(rand.NewPCG(3, uint64(bound)))
+	fair, fickle := keys != "none", keys == "fickle"
+	keysOf := func(k int) []string {
+		switch {
+		case !fair:
+			return nil
+		case fickle:
+			return []string{fmt.Sprint("t", r.IntN(3)), fmt.Sprint("n", r.IntN(2))}
+		}
+		return []string{fmt.Sprint("t", k%3), fmt.Sprint("n", k%2)}
+	}
+	q := New(Config[int]{Fair: fair, Bound: bound, Requeue: requeue})
+	firstKeys := map[int][]string{} // the keys an item's first add carried, while the queue knows it
+	type popped struct {
+		item int
+		p    order.Place
+	}
+	var (
+		now        int64
+		processing []int
+		inTransit  []popped
+		handedOut  int
+	)
+	checkKeys := func(step, item int, p order.Place) {
+		t.Helper()
+		if want := firstKeys[item]; fair && !slices.Equal(p.Keys, want) {
+			t.Fatalf("step %d: item %d popped with keys %q; want %q", step, item, p.Keys, want)
+		}
+	}
+	for step := range 20_000 {
+		k := r.IntN(12)
+		o := Opts{Keys: keysOf(k)}
+		if step >= 2000 { // priority 0 alone first
+			o.Prio = r.IntN(3) - 1
+		}
+		op := r.IntN(11)
+		if op != 5 && op != 6 && len(inTransit) > 0 {
+			// Settle what is in transit, as a transport does before any
+			// other event: received, or returned newest first.
+			if r.IntN(2) == 0 {
+				for i := len(inTransit) - 1; i >= 0; i-- {
+					q.Return(inTransit[i].item, inTransit[i].p)
+				}
+			} else {
+				for _, x := range inTransit {
+					q.Received(x.item, x.p, now)
+					processing = append(processing, x.item)
+					handedOut++
+				}
+			}
+			inTransit = inTransit[:0]
+		}
+		if q.Status(k) == Absent {
+			firstKeys[k] = o.Keys
+		}
+		switch {
+		case op < 3:
+			q.Add(k, o, now)
+		case op == 3:
+			q.AddAt(k, now+int64(r.IntN(5)), o, now)
+		case op == 4:
+			now++
+			q.Due(now)
+		case op == 5 || op == 6:
+			if item, p, ok := q.Pop(now); ok {
+				checkKeys(step, item, p)
+				inTransit = append(inTransit, popped{item, p})
+			}
+		case op >= 7 && len(processing) > 0:
+			i := r.IntN(len(processing))
+			q.Done(processing[i], now)
+			processing = slices.Delete(processing, i, i+1)
+		}
+		for item := range firstKeys {
+			if q.Status(item) == Absent {
+				delete(firstKeys, item)
+			}
+		}
+		func() {
+			defer func() {
+				if t.Failed() {
+					t.Logf("at step %d", step)
+				}
+			}()
+			q.verify(t)
+		}()
+		if got, want := q.Len()-q.transit, q.order.Len(); requeue == RequeueAtDone && got != want {
+			t.Fatalf("step %d: Len() = %d with %d in transit; the order holds %d", step, q.Len(), q.transit, want)
+		}
+	}
+	if handedOut < 1500 {
+		t.Fatalf("%d items handed out in 20,000 steps; want at least 1,500", handedOut)
+	}
+}
+
+func TestAddSupersedesDelay(t *testing.T) {
+	q := New(Config[int]{})
+	q.AddAt(1, 100, Opts{}, 0)
+	q.Add(1, Opts{}, 0)
+	q.verify(t)
+	if q.Delayed() != 0 || q.Len() != 1 {
+		t.Fatalf("Delayed(), Len() = %d, %d; want 0, 1", q.Delayed(), q.Len())
+	}
+	q.HandOut(0)
+	q.Done(1, 0)
+	q.AddAt(1, 300, Opts{}, 0) // a new delay of the same item
+	q.Due(100)                 // the superseded deadline surfaces: it must not fire
+	q.verify(t)
+	if got := q.Len(); got != 0 {
+		t.Fatalf("Len() at 100 = %d; want 0", got)
+	}
+	q.Due(300)
+	if got := q.Len(); got != 1 {
+		t.Fatalf("Len() at 300 = %d; want 1", got)
+	}
+}
+
+func TestDelayWhileProcessing(t *testing.T) {
+	q := New(Config[int]{})
+	q.Add(1, Opts{}, 0)
+	q.HandOut(0)
+	q.AddAt(1, 10, Opts{}, 0)
+	q.verify(t)
+	q.Due(10) // the deadline passes while processing: it runs again after Done
+	q.verify(t)
+	if got := q.Status(1); got != ProcessingDirty {
+		t.Fatalf("Status(1) = %v; want processing+dirty", got)
+	}
+	q.Done(1, 0)
+	q.verify(t)
+	if got := q.Len(); got != 1 {
+		t.Fatalf("Len() = %d; want 1", got)
+	}
+}
+
+// TestMapShrinksAfterBurst: the big map is rebuilt once a burst drains,
+// and the ring goes back to one small buffer, so that a burst leaves no
+// memory behind.
+func TestMapShrinksAfterBurst(t *testing.T) {
+	q := New(Config[int]{})
+	for i := range 100_000 {
+		q.Add(i, Opts{}, 0)
+	}
+	for {
+		item, _, ok := q.HandOut(0)
+		if !ok {
+			break
+		}
+		q.Done(item, 0)
+	}
+	q.verify(t)
+	if q.peak > shrinkFloor {
+		t.Fatalf("peak = %d after draining; want the map rebuilt", q.peak)
+	}
+}
+
+// TestSteadyStateAllocs: a queue cycling items through every order
+// allocates nothing once warm.
+func TestSteadyStateAllocs(t *testing.T) {
+	keys := [][]string{{"a", "x"}, {"b", "y"}, {"c", "z"}}
+	for _, cfg := range []Config[int]{{}, {Requeue: RequeueAtAdd}, {Fair: true}} {
+		q := New(cfg)
+		round := func() {
+			for i := range 100 {
+				o := Opts{Prio: i % 2}
+				if cfg.Fair {
+					o.Keys = keys[i%3]
+				}
+				q.Add(i, o, 0)
+			}
+			for range 100 {
+				item, _, _ := q.HandOut(0)
+				q.Done(item, 0)
+			}
+		}
+		for range 20 {
+			round()
+		}
+		if got := testing.AllocsPerRun(50, round); got != 0 {
+			t.Errorf("%+v: %v allocations per 100 items; want 0", cfg, got)
+		}
+	}
+}
