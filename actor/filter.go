@@ -29,7 +29,9 @@ import (
 // Add that finds it set comes after that one in the order of requests,
 // and would change nothing after it. The owner sets the flag
 // after an event leaves the item ready or dirty at a priority of 0 or
-// more (state.Queue.NoopAdd), or offered in the lane, and clears it before
+// more (state.Queue.NoopAdd), or as it offers it in the lane in a slot
+// that carries the entry (not for an item popped before it had one, whose
+// consumer could not clear it), and clears it before
 // the item is handed out: before it answers a waiting call with it or
 // offers it on the items channel, and, for an item in the lane, the
 // consumer that claims it clears it just before its claim. No request can
@@ -177,7 +179,15 @@ func (o *owner[T]) added(item T, known bool) {
 		}
 		e = f.insert(item, func(it T) bool { return o.q.Status(it) == state.Absent })
 	}
-	e.noop.Store(o.q.NoopAdd(item))
+	e.noop.Store(o.noop(item))
+}
+
+// noop is the flag of item's entry as its state has it: an Add at 0
+// changes nothing, and the item is not popped (an item in the lane gets
+// its flag with its slot, see filterOffer).
+func (o *owner[T]) noop(item T) bool {
+	noop, popped := o.q.NoopAdd(item)
+	return noop && !popped
 }
 
 // cameBack reports whether item is the last item that left the queue at
@@ -199,15 +209,6 @@ func (f *filter[T]) leave(item T) {
 	f.left[h&(filterSize-1)] = h
 }
 
-// addedToLane follows an add of item that was a duplicate of the item
-// offered in the lane: the item gets an entry, whose flag stays false
-// until the item is next offered (its slot was sent without it).
-func (o *owner[T]) addedToLane(item T) {
-	if f := o.c.filter; f != nil && f.entry(item) == nil {
-		f.insert(item, func(it T) bool { return o.q.Status(it) == state.Absent })
-	}
-}
-
 // filterSync sets the flag of item's entry, if it has one, from its state:
 // after a Done, and after an item came back to the ready order. An item
 // without one that left the queue is noted (see cameBack).
@@ -217,7 +218,7 @@ func (o *owner[T]) filterSync(item T) {
 		return
 	}
 	if e := f.entry(item); e != nil {
-		e.noop.Store(o.q.NoopAdd(item))
+		e.noop.Store(o.noop(item))
 	} else if o.q.Status(item) == state.Absent {
 		f.leave(item)
 	}

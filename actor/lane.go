@@ -4,7 +4,6 @@ import (
 	"sync/atomic"
 
 	"github.com/actorq/actorq/actor/internal/order"
-	"github.com/actorq/actorq/actor/internal/state"
 )
 
 // The lane lets Get take a ready item without a round trip to the owner
@@ -12,37 +11,34 @@ import (
 // into slots that it sends on a buffered channel; a consumer that receives
 // a slot claims it with one compare-and-swap. Its invariant:
 //
-//	a slot in the lane holds an item the state has popped and neither
-//	received nor returned; the item is handed out at the consumer's
-//	claim, and no other event of the item reaches the state before the
-//	owner has settled its slot: seen the claim (state.Received, at the
-//	instant the consumer read the clock), or revoked the slot and taken
-//	the lane back (state.Return, newest first, which undoes the pops).
+//	a slot in the lane holds an item popped from the state (ready by the
+//	rules until a consumer receives it), and before the owner applies a
+//	request it has told the state of every claim of a slot that a
+//	consumer received before the request was sent (state.Received); a
+//	slot not claimed is revoked before its item is returned
+//	(state.Return, newest first, which undoes the pops).
 //
-// So by the rules an item in the lane is ready until its claim: an Add is
-// a duplicate, a Done does nothing, Len counts it. The owner settles the
-// slot of an item that a request names before it applies the request
-// (settle), sees claims in lane order on every round and whenever Len
-// needs them,
-// and takes the whole lane back whenever what it offers might no longer
-// come first: before it serves a waiting call, when a consumer gives back
-// a slot, when an item became ready ahead of the last one offered (a
-// higher priority), or, with fairness, when a key joined the turns (the
-// take-back puts the offered items' keys back at the front of their turns,
-// where they were, so the joined key ends where it would have without the
-// lane). With RequeueAtAdd it offers nothing while an item is added again
-// while processing, whose place at its Done may come before; with
-// priorities, the gate (gate.go) keeps a Get from passing over its own
-// earlier add. The owner fills the lane once a Get has found it empty, and
-// not for GetBatch calls. It is off for good, and its channel closed,
-// once Items is called or shutdown begins, and from the start with a
-// starvation bound, fairness, a custom Storage, or metrics: then Get asks
-// the owner. (With fairness, a key that an add makes join the turns goes
-// before the turns of items offered ahead, which a Get of the adding
-// caller could otherwise claim first.)
-// (The metrics of a hand-out are client-go's and controller-runtime's
-// when Get returns, as their own tests read them; the owner would learn
-// of a claim only later.)
+// So an Add of an item in the lane is a duplicate, a Done of one does
+// nothing, Len counts it, and a claim that happened before a request
+// (a consumer's own Done, or an Add made after a consumer said it got
+// the item) is seen before it: the owner looks at the slots consumers
+// have received, before each request (see). It takes the whole lane back
+// whenever what it offers might no longer come first: before it serves a
+// waiting call, when a consumer gives back a slot, when an item became
+// ready ahead of the last one offered, or when an add raised an item the
+// lane offers (state.Retake). With RequeueAtAdd it offers one item at a
+// time while an item added again while processing waits for its Done,
+// whose place may come before; with priorities, the gate (gate.go) keeps
+// a Get from passing over its own earlier add. The owner fills the lane
+// once a Get has found it empty, and not for GetBatch calls. It is off
+// for good, and its channel closed, once Items is called or shutdown
+// begins, and from the start with a starvation bound, fairness, a custom
+// Storage, or metrics: then Get asks the owner. (With fairness, a key
+// that an add makes join the turns goes before the turns of items offered
+// ahead, which a Get of the adding caller could otherwise claim first.
+// With metrics, the metrics of a hand-out are client-go's and
+// controller-runtime's when Get returns, as their own tests read them;
+// the owner would learn of a claim only later.)
 //
 // Figure: it turns Get's round trip into a channel receive and a
 // compare-and-swap (bench/RESULTS.md, "Fast paths").
@@ -56,14 +52,14 @@ type lane[T comparable] struct {
 	atAdd   bool         // RequeueAtAdd
 
 	// The owner's alone.
-	closed  bool
-	wanted  bool
-	free    []*slot[T]
-	sent    []*slot[T]     // offered, oldest first, not yet seen claimed or taken back (nil: seen out of order)
-	base    uint64         // the number of the slot at sent[0]: slots are numbered as offered
-	transit map[T]*slot[T] // the slot of each item in sent
-	last    order.Place    // the place of the item offered last, while sent is not empty
-	floor   int            // top is at least floor
+	closed bool
+	wanted bool
+	free   []*slot[T]
+	sent   []*slot[T]  // offered, oldest first, not yet seen claimed or taken back (nil: seen out of order)
+	base   uint64      // the number of the slot at sent[0]: slots are numbered as offered
+	sends  uint64      // the number of slots offered so far
+	last   order.Place // the place of the item offered last, while sent is not empty
+	floor  int         // top is at least floor
 }
 
 // laneSize is how many ready items the owner keeps offered in the lane.
@@ -90,7 +86,7 @@ type slot[T comparable] struct {
 }
 
 func newLane[T comparable](cfg Config[T]) *lane[T] {
-	l := &lane[T]{limit: laneSize, atAdd: cfg.Requeue == RequeueAtAdd, transit: make(map[T]*slot[T])}
+	l := &lane[T]{limit: laneSize, atAdd: cfg.Requeue == RequeueAtAdd}
 	l.ch = make(chan *slot[T], l.limit)
 	return l
 }
@@ -203,10 +199,10 @@ func (l *lane[T]) offer(o *owner[T], item T, p order.Place, token bool) {
 	} else {
 		sl = new(slot[T])
 	}
-	sl.item, sl.place, sl.token, sl.num = item, p, token, l.base+uint64(len(l.sent))
+	sl.item, sl.place, sl.token = item, p, token
 	sl.state.Store(slotOffered)
 	l.sent = append(l.sent, sl)
-	l.transit[item] = sl
+	l.sends++
 	l.last = p
 	o.filterOffer(item, sl)
 	l.ch <- sl
@@ -251,45 +247,26 @@ func (l *lane[T]) lower(o *owner[T], p int) bool {
 	return true
 }
 
-// prepare prepares the lane for r, which the owner is about to apply: top
-// rises to the priority of an add (a delayed item's too: a deadline
-// passing is no request a Get waits behind), and Len sees every claim
-// first, since it counts only the items not claimed.
+// prepare prepares the lane for r, which the owner is about to apply:
+// the claims consumers made before r was sent are seen, and top rises to
+// the priority of an add (a delayed item's too: a deadline passing is no
+// request a Get waits behind).
 func (l *lane[T]) prepare(o *owner[T], r request[T]) {
+	l.see(o)
 	switch r.op {
 	case opAdd, opRetry, opAddAt:
 		l.raise(int(r.prio))
 	case opAddList:
 		l.raise(r.list.prio)
-	case opLen:
-		l.seeAll(o)
 	}
 }
 
-// settle settles the slot of item, if it is in the lane, before the owner
-// applies an event of item, an add with opts or (opts nil) a Done: a
-// claim is seen; an add that the state finds would change nothing is
-// dropped (settle returns false), and the slot stays offered; anything
-// else takes the whole lane back.
-func (l *lane[T]) settle(o *owner[T], item T, opts *state.Opts) (apply bool) {
-	if len(l.transit) == 0 {
-		return true
+// applied follows an add the owner applied: if it raised an item the lane
+// offers, the lane is taken back, so that the item goes to its new place.
+func (l *lane[T]) applied(o *owner[T]) {
+	if o.q.Retake() {
+		l.takeBack(o)
 	}
-	sl, ok := l.transit[item]
-	if !ok {
-		return true
-	}
-	if sl.state.Load() == slotClaimed {
-		l.sent[sl.num-l.base] = nil // seen out of order: a hole that see skips
-		l.received(o, sl)
-		l.see(o)
-		return true
-	}
-	if opts != nil && o.q.Duplicate(*opts, sl.place) {
-		return false
-	}
-	l.takeBack(o)
-	return true
 }
 
 // takeBack revokes every slot not claimed and returns its item to the
@@ -299,15 +276,15 @@ func (l *lane[T]) takeBack(o *owner[T]) {
 	if l == nil || len(l.sent) == 0 {
 		return
 	}
+	now := o.now()
 	for i := len(l.sent) - 1; i >= 0; i-- {
 		sl := l.sent[i]
 		if sl == nil {
 			continue
 		}
 		l.sent[i] = nil
-		delete(l.transit, sl.item)
 		if sl.state.CompareAndSwap(slotOffered, slotRevoked) {
-			o.q.Return(sl.item, sl.place)
+			o.q.Return(sl.item, sl.place, now)
 			o.filterSync(sl.item)
 			continue
 		}
@@ -335,30 +312,21 @@ func (l *lane[T]) giveBack(o *owner[T], sl *slot[T]) {
 	l.release(sl)
 }
 
-// see records the claims at the head of the lane, in the order offered,
-// up to the first slot not claimed.
+// see records the claims of the slots consumers have received (all but
+// those still in the channel), and drops the seen ones at the front.
 func (l *lane[T]) see(o *owner[T]) {
-	n := 0
-	for ; n < len(l.sent); n++ {
-		if sl := l.sent[n]; sl != nil {
-			if sl.state.Load() != slotClaimed {
-				break
-			}
-			l.received(o, sl)
-		}
-	}
-	l.drop(n)
-}
-
-// seeAll records every claim in the lane.
-func (l *lane[T]) seeAll(o *owner[T]) {
-	for i, sl := range l.sent {
-		if sl != nil && sl.state.Load() == slotClaimed {
+	n := min(len(l.sent), int(l.sends-uint64(len(l.ch))-l.base))
+	for i := range n {
+		if sl := l.sent[i]; sl != nil && sl.state.Load() == slotClaimed {
 			l.sent[i] = nil
 			l.received(o, sl)
 		}
 	}
-	l.see(o) // drops the holes at the front
+	k := 0
+	for k < len(l.sent) && l.sent[k] == nil {
+		k++
+	}
+	l.drop(k)
 }
 
 // drop drops the first n slots of sent, keeping its array.
@@ -375,7 +343,6 @@ func (l *lane[T]) drop(n int) {
 // received is the event of a consumer's claim of sl, which the owner has
 // seen: the state records the hand-out, and the slot is free again.
 func (l *lane[T]) received(o *owner[T], sl *slot[T]) {
-	delete(l.transit, sl.item)
 	o.q.Received(sl.item, sl.place, 0)
 	l.release(sl)
 }

@@ -115,7 +115,7 @@ func (o *owner[T]) unstage() {
 		return
 	}
 	var zero T
-	o.q.Return(o.head, o.headPlace)
+	o.q.Return(o.head, o.headPlace, o.now())
 	o.filterSync(o.head)
 	o.staged, o.head = false, zero
 }

@@ -71,27 +71,24 @@ func (o *owner[T]) addList(l *itemList[T], at int64) {
 	}
 }
 
-// add, addAt and done apply an event of item to the state, once the fast
-// paths that hold the item are settled.
+// add, addAt and done apply an event of item to the state, and keep the
+// fast paths in step with it.
 func (o *owner[T]) add(item T, opts state.Opts, at int64) {
-	if o.c.lane == nil || o.c.lane.settle(o, item, &opts) {
-		o.added(item, o.q.Add(item, opts, at))
-	} else {
-		o.addedToLane(item) // a duplicate of an item the lane offers
+	o.added(item, o.q.Add(item, opts, at))
+	if o.c.lane != nil {
+		o.c.lane.applied(o)
 	}
 }
 
 func (o *owner[T]) addAt(item T, due int64, opts state.Opts, at int64) {
-	if o.c.lane == nil || o.c.lane.settle(o, item, &opts) {
-		o.q.AddAt(item, due, opts, at)
-		o.added(item, false)
+	o.q.AddAt(item, due, opts, at)
+	o.added(item, false)
+	if o.c.lane != nil {
+		o.c.lane.applied(o)
 	}
 }
 
 func (o *owner[T]) done(item T, at int64) {
-	if o.c.lane != nil {
-		o.c.lane.settle(o, item, nil)
-	}
 	o.q.Done(item, at)
 	o.filterSync(item)
 }

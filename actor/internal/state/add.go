@@ -10,7 +10,7 @@ import "github.com/actorq/actorq/actor/internal/order"
 //
 //   - absent: ready, at the back of its priority;
 //   - ready: a duplicate, unless it raises the priority: then it goes to
-//     the back of its new priority;
+//     the back of its new priority (popped, once it is returned);
 //   - processing: dirty, at the priority o asks for (that of its next run);
 //   - dirty: a duplicate, unless it raises the priority;
 //   - delayed: ready now, the deadline dropped (and processing+delayed:
@@ -53,6 +53,18 @@ func (q *Queue[T]) add(item T, o Opts, now int64) (known bool) {
 		q.m.moveDepth(old, o.Prio)
 		q.set(item, e, ne)
 		q.enqueue(item, ne, q.nextSeq(), now)
+	case Popped:
+		// On its way to a consumer: ready by the rules, so a duplicate
+		// unless it raises the priority; then the transport returns it
+		// (Retake), to the back of its new priority.
+		if !q.raises(item, e, o) {
+			return true
+		}
+		q.m.moveDepth(q.prioOf(item, e), o.Prio)
+		if e&raisedBit == 0 {
+			q.raised++
+		}
+		q.set(item, e, q.entryAt(item, Popped, o.Prio)|raisedBit)
 	case Processing:
 		ne := q.entryAt(item, ProcessingDirty, q.usePrioFor(o.Prio))
 		q.m.add(item, o.Prio, now)
@@ -116,7 +128,7 @@ func (q *Queue[T]) addFIFO(item T, now int64) (dup, ok bool) {
 //
 //   - absent: delayed (and processing: processing+delayed);
 //   - delayed: its deadline becomes at, if earlier;
-//   - ready or dirty: an Add.
+//   - ready, popped or dirty: an Add.
 func (q *Queue[T]) AddAt(item T, at int64, o Opts, now int64) {
 	if q.phase != Running {
 		return

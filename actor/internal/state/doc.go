@@ -12,6 +12,8 @@
 // know is absent.
 //
 //	ready               in the ready order, waiting to be handed out
+//	popped              taken out of the order toward a consumer, which
+//	                    has not received it yet: ready by the rules
 //	processing          handed out, not Done yet
 //	processing+dirty    processing, and added again: ready again at Done
 //	delayed             waiting for its deadline
@@ -23,24 +25,27 @@
 // transitions: the ready order, the deadlines, the counts and the
 // metrics.
 //
-//	event        absent   ready        processing  +dirty  delayed  +delayed
-//	Add          ready    (dup)        +dirty      (dup)   ready    +dirty
-//	AddAt        delayed  (dup)        +delayed    (dup)   earlier  earlier
-//	Due          -        -            -           -       ready    +dirty
-//	Pop          -        processing   -           -       -        -
-//	Return       -        -            ready       -       -        -
-//	Done         -        -            absent      ready   -        delayed
-//	Drain, End   -        -            -           -       absent   processing
+//	event       absent   ready   popped      processing  +dirty  delayed  +delayed
+//	Add         ready    (dup)   (dup)       +dirty      (dup)   ready    +dirty
+//	AddAt       delayed  (dup)   (dup)       +delayed    (dup)   earlier  earlier
+//	Due         -        -       -           -           -       ready    +dirty
+//	Pop         -        popped  -           -           -       -        -
+//	Received    -        -       processing  -           -       -        -
+//	Return      -        -       ready       -           -       -        -
+//	Done        -        -       -           absent      ready   -        delayed
+//	Drain, End  -        -       -           -           -       absent   processing
 //
-// A duplicate (dup) changes nothing but a raised priority; an AddAt of a
-// ready or dirty item is an Add. Once a shutdown has begun (Drain or End),
-// Add and AddAt do nothing, and delays are dropped. Pop takes the next
-// ready item toward a consumer: by the rules it is processing from then
-// on. Received records the instant a consumer received it (the hand-out
-// in the metrics, and the end of its count in Len); Return puts back an
-// item that no consumer received, as if Pop had not taken it. A transport
-// that pops an item must apply Received or Return before any other event
-// of that item. HandOut is Pop and Received at once.
+// A duplicate (dup) changes nothing but a raised priority (a popped item
+// raised makes Retake report true: it goes to its new place when it is
+// returned); an AddAt of a ready, popped or dirty item is an Add. Once a
+// shutdown has begun (Drain or End), Add and AddAt do nothing, and delays
+// are dropped. Pop takes the next ready item toward a consumer; Received
+// is the instant a consumer received it, from which it is processing (and
+// the metrics record its hand-out); Return puts back an item that no
+// consumer received, as if Pop had not taken it. HandOut is Pop and
+// Received at once. How a popped item travels is the transport's
+// business; it tells the state of its reception before any other event
+// of the item that the reception happened before.
 //
 // Where an item added again while processing goes is Config.Requeue:
 // client-go's rule (at its Done, after the items ready then) or

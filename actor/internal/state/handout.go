@@ -2,62 +2,82 @@ package state
 
 import "github.com/actorq/actorq/actor/internal/order"
 
-// Pop takes the next ready item out of the ready order toward a consumer,
-// at instant now: by the rules it is processing from now on (an Add marks
-// it to run again after its Done, a Done ends it). Until Received records
-// that a consumer received it, Len still counts it, and the metrics have
-// not seen its hand-out. It returns the item and its place, which Return
-// needs; ok is false if nothing is ready.
+// Pop takes the next ready item out of the ready order toward a
+// consumer, at instant now: it is popped. By the rules a popped item is
+// still ready until a consumer receives it (Received): an Add is a
+// duplicate (one that raises its priority makes Retake report true), a
+// Done does nothing, and Len and the depth count it. It returns the item
+// and its place, which Return needs; ok is false if nothing is ready.
 func (q *Queue[T]) Pop(now int64) (item T, p order.Place, ok bool) {
+	item, p, e, ok := q.take(now)
+	if ok {
+		q.proc[item] = e.with(Popped)
+		q.transit++
+	}
+	return item, p, ok
+}
+
+// take takes the next ready item out of the order and the big map, and
+// returns it with its place and entry.
+func (q *Queue[T]) take(now int64) (item T, p order.Place, e entry, ok bool) {
 	if q.order.Len() == 0 {
-		return item, p, false
+		return item, p, 0, false
 	}
 	item, p = q.order.Pop(now)
-	var e entry
 	switch {
 	case q.fifo != nil: // every ready item is at 0: no need to read its entry
-		e = entry(Processing)
+		e = entry(Ready)
 	case q.prio != nil:
-		e = q.entryAt(item, Processing, p.Prio)
+		e = q.entryAt(item, Ready, p.Prio)
 	default: // a Storage gives no place
 		e = q.items[item]
 		p.Prio = q.prioOf(item, e)
-		e = e.with(Processing)
 	}
 	q.delete(q.items, item)
-	q.proc[item] = e
-	q.nproc++
-	q.transit++
-	return item, p, true
+	return item, p, e, true
 }
 
-// Received records that a consumer received item, popped at place p, at
-// instant at: the metrics' hand-out (depth, queue latency, the start of
-// its work), and the end of its count in Len.
+// Received is the event of a consumer receiving item, popped at place p,
+// at instant at: it is processing, and the metrics record its hand-out
+// (depth, queue latency, the start of its work).
 func (q *Queue[T]) Received(item T, p order.Place, at int64) {
+	e := q.proc[item]
+	if e&raisedBit != 0 {
+		q.raised--
+	}
+	q.proc[item] = (e &^ raisedBit).with(Processing)
 	q.transit--
-	q.m.get(item, p.Prio, at)
+	q.nproc++
+	q.m.get(item, q.prioOf(item, e), at)
 }
 
 // HandOut is Pop and Received at once, for a consumer that receives the
 // item at instant now.
 func (q *Queue[T]) HandOut(now int64) (item T, p order.Place, ok bool) {
-	if item, p, ok = q.Pop(now); ok {
-		q.Received(item, p, now)
+	item, p, e, ok := q.take(now)
+	if ok {
+		q.proc[item] = e.with(Processing)
+		q.nproc++
+		q.m.get(item, p.Prio, now)
 	}
 	return item, p, ok
 }
 
 // Return puts back item, popped at place p, which no consumer received:
-// it is ready again where it was. No other event of item may come between
-// its Pop and its Return; items popped together come back newest first,
-// which undoes their Pops exactly.
-func (q *Queue[T]) Return(item T, p order.Place) {
+// it is ready again where it was, or, if an add raised it meanwhile, at
+// the back of its new priority. Items popped together come back newest
+// first, which undoes their Pops exactly.
+func (q *Queue[T]) Return(item T, p order.Place, now int64) {
 	e := q.proc[item]
-	q.nproc--
-	q.transit--
 	delete(q.proc, item)
-	q.items[item] = e.with(Ready)
+	q.transit--
+	ne := e.with(Ready) &^ raisedBit
+	q.items[item] = ne
+	if e&raisedBit != 0 {
+		q.raised--
+		q.enqueue(item, ne, q.nextSeq(), now)
+		return
+	}
 	q.order.PushFront(item, p)
 }
 
@@ -66,7 +86,7 @@ func (q *Queue[T]) Return(item T, p order.Place) {
 // delayed meanwhile waits for its deadline. Done of an item that is not
 // processing does nothing (client-go would queue a duplicate).
 func (q *Queue[T]) Done(item T, now int64) {
-	if q.ndirty == 0 && q.delays.Len() == 0 && q.wide == nil && q.keys == nil {
+	if q.ndirty == 0 && q.transit == 0 && q.delays.Len() == 0 && q.wide == nil && q.keys == nil {
 		// Every item processing is only that: one delete tells, by the
 		// map's length, whether item was.
 		if n := len(q.proc); n > 0 {

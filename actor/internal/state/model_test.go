@@ -129,7 +129,7 @@ func FuzzState(f *testing.F) {
 				m.due(now)
 			case 5: // popped, and returned: nothing changes
 				if item, p, ok := q.Pop(now); ok {
-					q.Return(item, p)
+					q.Return(item, p, now)
 				}
 			case 6:
 				if arg%4 == 0 {

@@ -67,12 +67,13 @@ func testRandom(t *testing.T, keys string, bound time.Duration, requeue Requeue)
 			o.Prio = r.IntN(3) - 1
 		}
 		op := r.IntN(11)
-		if op != 5 && op != 6 && len(inTransit) > 0 {
-			// Settle what is in transit, as a transport does before any
-			// other event: received, or returned newest first.
+		if len(inTransit) > 0 && (op == 7 || q.Retake()) {
+			// Settle what is in transit, as a transport does when a raise
+			// calls for it or in its own time: received, or returned
+			// newest first.
 			if r.IntN(2) == 0 {
 				for i := len(inTransit) - 1; i >= 0; i-- {
-					q.Return(inTransit[i].item, inTransit[i].p)
+					q.Return(inTransit[i].item, inTransit[i].p, now)
 				}
 			} else {
 				for _, x := range inTransit {
@@ -99,7 +100,7 @@ func testRandom(t *testing.T, keys string, bound time.Duration, requeue Requeue)
 				checkKeys(step, item, p)
 				inTransit = append(inTransit, popped{item, p})
 			}
-		case op >= 7 && len(processing) > 0:
+		case op >= 8 && len(processing) > 0:
 			i := r.IntN(len(processing))
 			q.Done(processing[i], now)
 			processing = slices.Delete(processing, i, i+1)

@@ -14,13 +14,14 @@ type Status uint8
 const (
 	Absent Status = iota
 	Ready
+	Popped
 	Processing
 	ProcessingDirty
 	Delayed
 	ProcessingDelayed
 )
 
-var statusNames = [...]string{"absent", "ready", "processing", "processing+dirty", "delayed", "processing+delayed"}
+var statusNames = [...]string{"absent", "ready", "popped", "processing", "processing+dirty", "delayed", "processing+delayed"}
 
 func (st Status) String() string { return statusNames[st] }
 
@@ -28,6 +29,10 @@ func (st Status) String() string { return statusNames[st] }
 func (st Status) processing() bool {
 	return st == Processing || st == ProcessingDirty || st == ProcessingDelayed
 }
+
+// out reports whether an item in this state is out of the ready order and
+// the delays, on its way to a consumer or with one: it is in proc.
+func (st Status) out() bool { return st == Popped || st.processing() }
 
 // Requeue says where an item added again while it was processing takes
 // its place (actor.Requeue documents both).
@@ -70,6 +75,7 @@ type entry uint64
 const (
 	statusMask entry = 0x07
 	wideBit    entry = 1 << 3 // the priority does not fit: Queue.wide holds it
+	raisedBit  entry = 1 << 4 // popped, and raised since: its Return goes to the back of its new priority
 	prioShift        = 32
 )
 
@@ -98,7 +104,7 @@ const shrinkFloor = 1024
 // of items added again while processing or delayed.
 type Queue[T comparable] struct {
 	items map[T]entry // ready and delayed items
-	proc  map[T]entry // processing items (dirty and delayed ones too)
+	proc  map[T]entry // popped and processing items (dirty and delayed ones too)
 	peak  int         // largest len(items) since the map was last rebuilt
 
 	order  order.Order[T]
@@ -108,7 +114,8 @@ type Queue[T comparable] struct {
 
 	nproc   int // items processing, dirty or delayed while processing
 	ndirty  int // items processing+dirty
-	transit int // items popped and neither received nor returned
+	transit int // items popped
+	raised  int // items popped and raised since (see Retake)
 
 	seq     uint64         // the last sequence number given
 	requeue Requeue        //
@@ -153,8 +160,8 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 }
 
 // Len is the number of items ready to be handed out: in the ready order,
-// and popped but neither received nor returned; with RequeueAtAdd, also
-// those added again while processing (ready, but locked until Done).
+// and popped; with RequeueAtAdd, also those added again while processing
+// (ready, but locked until Done).
 func (q *Queue[T]) Len() int {
 	n := q.order.Len() + q.transit
 	if q.requeue == RequeueAtAdd {
@@ -163,8 +170,7 @@ func (q *Queue[T]) Len() int {
 	return n
 }
 
-// Processing is the number of items being processed (popped ones
-// included, until they are returned).
+// Processing is the number of items being processed.
 func (q *Queue[T]) Processing() int { return q.nproc }
 
 // Dirty is the number of items added again while processing.
@@ -204,20 +210,18 @@ func (q *Queue[T]) Phase() Phase { return q.phase }
 func (q *Queue[T]) Status(item T) Status { return q.lookup(item).status() }
 
 // NoopAdd reports whether an Add of item at priority 0 would change
-// nothing now: it is ready, or dirty, at a priority of 0 or more.
-func (q *Queue[T]) NoopAdd(item T) bool {
+// nothing now: it is ready, popped or dirty, at a priority of 0 or more;
+// popped says whether it is popped.
+func (q *Queue[T]) NoopAdd(item T) (noop, popped bool) {
 	e := q.lookup(item)
 	st := e.status()
-	return (st == Ready || st == ProcessingDirty) && e.prio() >= 0
+	return (st == Ready || st == Popped || st == ProcessingDirty) && e.prio() >= 0, st == Popped
 }
 
-// Duplicate reports whether an add with o of an item ready at place p
-// would change nothing: the item keeps its priority and place, and no
-// metric moves. A transport that holds a popped item asks it before it
-// settles the item (see package actor's lane).
-func (q *Queue[T]) Duplicate(o Opts, p order.Place) bool {
-	return o.Prio <= p.Prio && (!o.Retry || q.m == nil)
-}
+// Retake reports whether a popped item was raised since it was popped:
+// the transport must then return every item it popped (newest first), so
+// that the raised one goes to its new place.
+func (q *Queue[T]) Retake() bool { return q.raised > 0 }
 
 // prioOf returns the priority of item, whose entry is e.
 func (q *Queue[T]) prioOf(item T, e entry) int {
@@ -263,9 +267,9 @@ func (q *Queue[T]) set(item T, old, e entry) {
 	if e.status() == ProcessingDirty {
 		q.ndirty++
 	}
-	if e.status().processing() {
+	if e.status().out() {
 		q.proc[item] = e
-		if old.status() != Absent && !old.status().processing() {
+		if old.status() != Absent && !old.status().out() {
 			q.delete(q.items, item)
 		}
 		return
@@ -274,7 +278,7 @@ func (q *Queue[T]) set(item T, old, e entry) {
 	if n := len(q.items); n > q.peak {
 		q.peak = n
 	}
-	if old.status().processing() {
+	if old.status().out() {
 		delete(q.proc, item)
 	}
 }
@@ -285,7 +289,7 @@ func (q *Queue[T]) forget(item T, e entry) {
 	if e.status() == ProcessingDirty {
 		q.ndirty--
 	}
-	if e.status().processing() {
+	if e.status().out() {
 		delete(q.proc, item)
 	} else {
 		q.delete(q.items, item)

@@ -12,9 +12,9 @@ import (
 // verify checks the queue's invariants; the tests run it after every step.
 func (q *Queue[T]) verify(t *testing.T) {
 	t.Helper()
-	var nready, nproc, ndirty, ndelayed int
+	var nready, nproc, ndirty, ndelayed, npopped, nraised int
 	for item, e := range q.proc {
-		if !e.status().processing() {
+		if !e.status().out() {
 			t.Fatalf("item %v in proc as %v", item, e.status())
 		}
 		if _, ok := q.items[item]; ok {
@@ -24,6 +24,14 @@ func (q *Queue[T]) verify(t *testing.T) {
 	all := maps.Clone(q.items)
 	maps.Copy(all, q.proc)
 	for item, e := range all {
+		if e.status() == Popped {
+			npopped++
+			if e&raisedBit != 0 {
+				nraised++
+			}
+		} else if e&raisedBit != 0 {
+			t.Fatalf("item %v: %v with raisedBit", item, e.status())
+		}
 		if st := e.status(); st != Ready && st != Delayed {
 			if _, ok := q.proc[item]; !ok {
 				t.Fatalf("item %v in items as %v", item, st)
@@ -64,8 +72,8 @@ func (q *Queue[T]) verify(t *testing.T) {
 	if q.nproc != nproc || q.ndirty != ndirty {
 		t.Fatalf("nproc, ndirty = %d, %d; %d processing, %d dirty", q.nproc, q.ndirty, nproc, ndirty)
 	}
-	if q.transit < 0 || q.transit > q.nproc {
-		t.Fatalf("transit = %d with %d processing", q.transit, q.nproc)
+	if q.transit != npopped || q.raised != nraised {
+		t.Fatalf("transit, raised = %d, %d; %d items popped, %d raised", q.transit, q.raised, npopped, nraised)
 	}
 	if q.delays.Len() != ndelayed {
 		t.Fatalf("%d deadlines; %d items delayed", q.delays.Len(), ndelayed)
@@ -102,6 +110,7 @@ func TestTransitions(t *testing.T) {
 	}{
 		{"absent", Absent, func(q *Queue[string]) { q.Add("y", Opts{}, 0) }},
 		{"ready", Ready, func(q *Queue[string]) { q.Add("x", Opts{}, 0); q.Add("y", Opts{}, 0) }},
+		{"popped", Popped, func(q *Queue[string]) { q.Add("x", Opts{}, 0); q.Pop(0); q.Add("y", Opts{}, 0) }},
 		{"processing", Processing, processingX},
 		{"processing+dirty", ProcessingDirty, func(q *Queue[string]) { processingX(q); q.Add("x", Opts{}, 0) }},
 		{"delayed", Delayed, func(q *Queue[string]) { q.AddAt("x", 10, Opts{}, 0); q.Add("y", Opts{}, 0) }},
@@ -118,7 +127,12 @@ func TestTransitions(t *testing.T) {
 		{"hand out", func(q *Queue[string]) { q.HandOut(0) }},
 		{"pop, return", func(q *Queue[string]) {
 			if item, p, ok := q.Pop(0); ok {
-				q.Return(item, p)
+				q.Return(item, p, 0)
+			}
+		}},
+		{"received", func(q *Queue[string]) {
+			if q.Status("x") == Popped {
+				q.Received("x", order.Place{}, 0)
 			}
 		}},
 		{"done", func(q *Queue[string]) { q.Done("x", 0) }},
@@ -132,8 +146,20 @@ func TestTransitions(t *testing.T) {
 			"due":           {Absent, "[y]", 0, 0, ""},
 			"hand out":      {Absent, "[]", 0, 1, "-depth latency"}, // y
 			"pop, return":   {Absent, "[y]", 0, 0, ""},
+			"received":      {Absent, "[y]", 0, 0, ""},
 			"done":          {Absent, "[y]", 0, 0, ""},
 			"drain":         {Absent, "[y]", 0, 0, "delayed"},
+		},
+		"popped": { // ready by the rules, out of the order
+			"add":           {Popped, "[y]", 0, 0, ""}, // a duplicate
+			"addAt earlier": {Popped, "[y]", 0, 0, ""},
+			"addAt later":   {Popped, "[y]", 0, 0, ""},
+			"due":           {Popped, "[y]", 0, 0, ""},
+			"hand out":      {Popped, "[]", 0, 1, "-depth latency"}, // y
+			"pop, return":   {Popped, "[y]", 0, 0, ""},
+			"received":      {Processing, "[y]", 0, 1, "-depth latency"},
+			"done":          {Popped, "[y]", 0, 0, ""}, // not processing: nothing
+			"drain":         {Popped, "[y]", 0, 0, "delayed"},
 		},
 		"ready": {
 			"add":           {Ready, "[x y]", 0, 0, ""}, // a duplicate
@@ -142,6 +168,7 @@ func TestTransitions(t *testing.T) {
 			"due":           {Ready, "[x y]", 0, 0, ""},
 			"hand out":      {Processing, "[y]", 0, 1, "-depth latency"},
 			"pop, return":   {Ready, "[x y]", 0, 0, ""},
+			"received":      {Ready, "[x y]", 0, 0, ""},
 			"done":          {Ready, "[x y]", 0, 0, ""}, // not processing: nothing
 			"drain":         {Ready, "[x y]", 0, 0, "delayed"},
 		},
@@ -152,6 +179,7 @@ func TestTransitions(t *testing.T) {
 			"due":           {Processing, "[y]", 0, 1, ""},
 			"hand out":      {Processing, "[]", 0, 2, "-depth latency"},
 			"pop, return":   {Processing, "[y]", 0, 1, ""},
+			"received":      {Processing, "[y]", 0, 1, ""},
 			"done":          {Absent, "[y]", 0, 0, "work"},
 			"drain":         {Processing, "[y]", 0, 1, "delayed"},
 		},
@@ -162,6 +190,7 @@ func TestTransitions(t *testing.T) {
 			"due":           {ProcessingDirty, "[y]", 0, 1, ""},
 			"hand out":      {ProcessingDirty, "[]", 0, 2, "-depth latency"},
 			"pop, return":   {ProcessingDirty, "[y]", 0, 1, ""},
+			"received":      {ProcessingDirty, "[y]", 0, 1, ""},
 			"done":          {Ready, "[y x]", 0, 0, "work"},
 			"drain":         {ProcessingDirty, "[y]", 0, 1, "delayed"},
 		},
@@ -172,6 +201,7 @@ func TestTransitions(t *testing.T) {
 			"due":           {Ready, "[y x]", 0, 0, "add +depth delayed"},
 			"hand out":      {Delayed, "[]", 10, 1, "-depth latency"},
 			"pop, return":   {Delayed, "[y]", 10, 0, ""},
+			"received":      {Delayed, "[y]", 10, 0, ""},
 			"done":          {Delayed, "[y]", 10, 0, ""},
 			"drain":         {Absent, "[y]", 0, 0, "delayed"},
 		},
@@ -182,6 +212,7 @@ func TestTransitions(t *testing.T) {
 			"due":           {ProcessingDirty, "[y]", 0, 1, "add +depth delayed"},
 			"hand out":      {ProcessingDelayed, "[]", 10, 2, "-depth latency"},
 			"pop, return":   {ProcessingDelayed, "[y]", 10, 1, ""},
+			"received":      {ProcessingDelayed, "[y]", 10, 1, ""},
 			"done":          {Delayed, "[y]", 10, 0, "work"},
 			"drain":         {Processing, "[y]", 0, 1, "delayed"},
 		},
@@ -326,7 +357,7 @@ func TestReturnUndoesPop(t *testing.T) {
 			t.Fatalf("%+v: Len() = %d with 7 popped of 20; want 20", cfg, q.Len())
 		}
 		for i := len(ps) - 1; i >= 0; i-- {
-			q.Return(ps[i].item, ps[i].p)
+			q.Return(ps[i].item, ps[i].p, 0)
 		}
 		q.verify(t)
 		var got []int
