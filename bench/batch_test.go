@@ -34,7 +34,7 @@ var batchImpls = []impl{
 	},
 	{
 		name:     "crpq",
-		newQueue: func() queue { return crpqPrio{priorityqueue.New[int]("")} },
+		newQueue: func() queue { return pqPrio{priorityqueue.New[int]("")} },
 	},
 }
 

@@ -1,26 +1,51 @@
 // Package bench measures actorq's queue against client-go's workqueue and
-// controller-runtime's priority queue on the same workloads.
+// controller-runtime's priority queue on the same workloads, as their users
+// get them.
 //
-// Every benchmark runs one workload as three sub-benchmarks, impl=clientgo,
-// impl=actorq and impl=crpq, so that one run measures all of them under the
-// same conditions and benchstat -col /impl prints the ratios against
-// client-go. All queues are unnamed, so none records metrics; ints are the
-// items throughout. Where a workload uses priorities or fairness, which
-// client-go's queue does not have, client-go runs the same items without
-// them, as the base a user would migrate from.
+// Every benchmark runs one workload as sub-benchmarks impl=NAME, so that
+// one run measures all implementations under the same conditions and
+// benchstat -col /impl prints the ratios against client-go:
+//
+//   - clientgo: client-go's workqueue (NewTyped, or NewTypedDelayingQueue
+//     where delays are needed), the base.
+//   - actorq: actorq through its client-go adapter
+//     (github.com/actorq/actorq/adapter, NewTyped or NewTypedDelayingQueue),
+//     as a client-go user who switched one import gets it. Where a workload
+//     uses priorities or fairness, which that API has not, actorq is
+//     actor.New itself (client-go's requeue rule).
+//   - actorqbatch: actor.Queue's GetBatch and DoneBatch, 64 items per call,
+//     an addition clients opt into (Pipeline and Memory).
+//   - crpq: controller-runtime's priority queue.
+//   - actorqpq: actorq's adapter of it
+//     (github.com/actorq/actorq/adapter/priorityqueue, controller-runtime's
+//     requeue rule), as controller-runtime users get it (PipelinePrio,
+//     MemoryPrio and Controller).
+//
+// The queues are unnamed, so none records metrics, except in
+// BenchmarkController; ints are the items throughout. Where a workload
+// uses priorities or fairness, client-go runs the same items without them,
+// as the base a user would migrate from.
 //
 //   - BenchmarkPipeline: p producers Add b.N distinct items, c consumers Get
-//     and Done them. One op is one item, so sec/op and allocs/op are per item.
-//     It also runs impl=actorqbatch: actorq with consumers that take up to
-//     64 items per GetBatch and finish them with one DoneBatch.
+//     and Done them. One op is one item, so sec/op and allocs/item are per
+//     item. run.sh runs it, like the other burst workloads (PipelinePrio,
+//     PipelineFair, Controller), with -benchtime 200000x: every
+//     implementation moves the same burst of 200,000 items.
 //   - BenchmarkPipelinePrio: the pipeline with two priorities, shapes
 //     (1,1), (4,4), (16,16) and (16,1): one item in ten at -100
-//     (controller-runtime's handler.LowPriority) through AddWithOpts, the
-//     others at 0 through Add, consumers in GetWithPriority. actorq and
-//     crpq; client-go runs the items without priorities.
+//     (controller-runtime's handler.LowPriority), one per AddWithOpts call,
+//     the others at 0 through Add, consumers in GetWithPriority. actorq,
+//     crpq and actorqpq; client-go runs the items without priorities.
 //   - BenchmarkPipelineFair: the pipeline, same shapes, with actorq's
 //     Config.Fairness over 100 tenants, tenant 0 owning half the items;
 //     against client-go's plain queue (crpq has no fairness).
+//   - BenchmarkController: the path controllers run, on the pipeline's
+//     shapes: named rate-limiting queues (clientgo, actorq, crpq, actorqpq)
+//     with a metrics provider whose metrics only count, with atomics, and
+//     an exponential limiter from 1µs to 1ms. Producers Add b.N items;
+//     workers Get, reconcile and, on success, Forget and Done; the first
+//     reconcile of one item in ten fails: AddRateLimited and Done. One op
+//     is one item reconciled successfully.
 //   - BenchmarkDedupStorm: producers Add b.N times keys drawn from 1,000 while
 //     consumers Get and Done. One op is one Add; adds/s is the producers'
 //     rate and processings/op the share of adds that led to a Get.
@@ -42,16 +67,17 @@
 //     (ns/get-done). It also runs impl=actorqbatch: actorq drained with
 //     GetBatch and DoneBatch, 64 items at a time.
 //   - BenchmarkMemoryPrio: the same with the items at four priorities
-//     (actorq and crpq; client-go holds them without priorities).
+//     (actorq, crpq and actorqpq; client-go holds them without priorities).
 //   - BenchmarkActorMetrics: actorq alone, Add+Get+Done in one goroutine,
 //     with metrics off and on (a provider whose metrics only count).
 //
-// The harness functions (runPipeline, runDedupStorm, runAddBatches, ...) are plain
-// functions over the [queue] interface; the tests in this package check that
-// they deliver exactly what they claim, and run with go test ./... without
-// -bench. Every run shuts its queue down; TestMain checks with goleak that
-// no goroutine is left behind.
+// The harness functions (runPipeline, runController, runDedupStorm, ...)
+// are plain functions over the queue interfaces; the tests in this package
+// check that they deliver exactly what they claim, and run with go test
+// ./... without -bench. Every run shuts its queue down; TestMain checks
+// with goleak that no goroutine is left behind.
 //
-// run.sh runs them all and prints benchstat tables; RESULTS.md holds the
+// run.sh runs them all and prints benchstat tables, against client-go and,
+// for PipelinePrio and Controller, against crpq too; RESULTS.md holds the
 // last full run and explains how to read it.
 package bench

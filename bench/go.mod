@@ -4,8 +4,11 @@ go 1.26.0
 
 replace github.com/actorq/actorq => ../
 
+replace github.com/actorq/actorq/adapter => ../adapter
+
 require (
 	github.com/actorq/actorq v0.1.0
+	github.com/actorq/actorq/adapter v0.1.0
 	go.uber.org/goleak v1.3.0
 	k8s.io/client-go v0.37.2
 	sigs.k8s.io/controller-runtime v0.25.2
@@ -59,7 +62,7 @@ require (
 	k8s.io/apimachinery v0.37.2 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
-	k8s.io/utils v0.0.0-20260626114624-be93311217bd // indirect
+	k8s.io/utils v0.0.0-20260707023825-cf1189d6abe3 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect

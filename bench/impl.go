@@ -3,14 +3,15 @@ package bench
 import (
 	"time"
 
-	"github.com/actorq/actorq/actor"
+	"github.com/actorq/actorq/adapter"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 )
 
 // queue is the part of a work queue the benchmarks drive. client-go's
-// delaying queue, actorq's Queue and controller-runtime's priority queue
-// all have it; client-go's plain queue has it but AddAfter (see plain).
+// delaying queue, the adapter's (actorq's) and controller-runtime's
+// priority queue all have it; the plain queues of client-go and the
+// adapter have it but AddAfter (see plain).
 type queue interface {
 	Add(item int)
 	AddAfter(item int, d time.Duration)
@@ -32,7 +33,9 @@ type impl struct {
 }
 
 // impls lists the implementations in the order benchstat shows them;
-// client-go comes first, so that ratios are relative to it.
+// client-go comes first, so that ratios are relative to it. actorq is
+// driven through its client-go adapter, as a client-go user who switched
+// the import gets it.
 var impls = []impl{
 	{
 		name:        "clientgo",
@@ -41,8 +44,8 @@ var impls = []impl{
 	},
 	{
 		name:        "actorq",
-		newQueue:    newActor,
-		newDelaying: newActor,
+		newQueue:    func() queue { return plain{adapter.NewTyped[int]()} },
+		newDelaying: func() queue { return adapter.NewTypedDelayingQueue[int]() },
 	},
 	{
 		name:        "crpq",
@@ -51,19 +54,18 @@ var impls = []impl{
 	},
 }
 
-func newActor() queue { return actor.New(actor.Config[int]{}) }
-
 // newCRPQ returns an unnamed controller-runtime priority queue, which
 // records no metrics, like the other two.
 func newCRPQ() queue { return priorityqueue.New[int]("") }
 
-// plain adapts client-go's non-delaying queue to queue.
+// plain adapts a non-delaying queue (client-go's or the adapter's) to
+// queue.
 type plain struct {
 	workqueue.TypedInterface[int]
 }
 
-// AddAfter panics: the plain queue has no delays. Benchmarks that need
+// AddAfter panics: the plain queues have no delays. Benchmarks that need
 // them use impl.newDelaying.
 func (plain) AddAfter(int, time.Duration) {
-	panic("bench: AddAfter on client-go's plain queue")
+	panic("bench: AddAfter on a plain queue")
 }

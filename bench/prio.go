@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/actorq/actorq/actor"
+	actorpq "github.com/actorq/actorq/adapter/priorityqueue"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 )
@@ -14,8 +15,8 @@ import (
 // imported: it brings in the whole client.)
 const lowPriority = -100
 
-// prioQueue is a queue with priorities: actorq's and controller-runtime's
-// priority queue. client-go's queues have none.
+// prioQueue is a queue with priorities: actorq's queue, controller-runtime's
+// priority queue and actorq's adapter of it. client-go's queues have none.
 type prioQueue interface {
 	queue
 	// addWithPriority is AddWithOpts with only a priority set.
@@ -37,19 +38,19 @@ func (q actorPrio) addOneWithPriority(prio int, item int) {
 	q.AddWithOpts(actor.AddOpts{Priority: prio}, item)
 }
 
-// crpqPrio is controller-runtime's priority queue as a prioQueue. Its
-// priority is a *int, allocated per call as its callers do
-// (ptr.To(handler.LowPriority)); the queue keeps the value, not the
-// pointer.
-type crpqPrio struct {
+// pqPrio is a controller-runtime PriorityQueue as a prioQueue:
+// controller-runtime's own or actorq's adapter of it. Its priority is a
+// *int, allocated per call as its callers do (ptr.To(handler.LowPriority));
+// the queue keeps the value, not the pointer.
+type pqPrio struct {
 	priorityqueue.PriorityQueue[int]
 }
 
-func (q crpqPrio) addWithPriority(prio int, items ...int) {
+func (q pqPrio) addWithPriority(prio int, items ...int) {
 	q.AddWithOpts(priorityqueue.AddOpts{Priority: &prio}, items...)
 }
 
-func (q crpqPrio) addOneWithPriority(prio int, item int) {
+func (q pqPrio) addOneWithPriority(prio int, item int) {
 	q.AddWithOpts(priorityqueue.AddOpts{Priority: &prio}, item)
 }
 
@@ -98,8 +99,10 @@ func fourPrios(i int) int {
 
 // prioImpls are the implementations of a workload whose item i has the
 // priority prio(i): client-go's plain queue ignores it (it has no
-// priorities) and is the base; actorq and controller-runtime's priority
-// queue add through prioAdds.
+// priorities) and is the base; the others add through prioAdds: actorq
+// (actor.New, client-go's requeue rule), controller-runtime's priority
+// queue, and actorqpq, actorq's adapter of it (controller-runtime's
+// requeue rule), as controller-runtime users get it.
 func prioImpls(prio func(int) int) []impl {
 	return []impl{
 		{
@@ -115,7 +118,13 @@ func prioImpls(prio func(int) int) []impl {
 		{
 			name: "crpq",
 			newQueue: func() queue {
-				return &prioAdds{prioQueue: crpqPrio{priorityqueue.New[int]("")}, prio: prio}
+				return &prioAdds{prioQueue: pqPrio{priorityqueue.New[int]("")}, prio: prio}
+			},
+		},
+		{
+			name: "actorqpq",
+			newQueue: func() queue {
+				return &prioAdds{prioQueue: pqPrio{actorpq.New[int]("")}, prio: prio}
 			},
 		},
 	}

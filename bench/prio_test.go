@@ -92,8 +92,11 @@ func checkPipeline(t *testing.T, res pipelineResult, n int) {
 
 // BenchmarkPipelinePrio is BenchmarkPipeline with two priorities: one item
 // in ten (i%10 == 0) at controller-runtime's handler.LowPriority (-100),
-// added with AddWithOpts, the others at 0, added with Add; consumers take
-// them with GetWithPriority. client-go's plain queue, which has no
+// added with AddWithOpts, one item per call, the others at 0, added with
+// Add; consumers take them with GetWithPriority. impl=actorq is actor.New
+// (client-go's requeue rule), impl=actorqpq actorq's adapter of
+// controller-runtime's priority queue (its requeue rule), impl=crpq
+// controller-runtime's own. client-go's plain queue, which has no
 // priorities, runs the same items with Add and Get as the base. One op is
 // one item.
 func BenchmarkPipelinePrio(b *testing.B) { benchPipeline(b, prioShapes, pipelinePrioImpls) }
@@ -125,9 +128,9 @@ func TestMemoryPrio(t *testing.T) {
 }
 
 // BenchmarkMemoryPrio is BenchmarkMemory with items at four priorities
-// (0, -100, 10 and 100, round-robin): actorq and controller-runtime's
-// priority queue add the items at 0 with Add, the others with AddWithOpts,
-// one item per call, and drain them with GetWithPriority; client-go's
-// plain queue holds the same items without priorities. It reports the
-// same metrics as BenchmarkMemory.
+// (0, -100, 10 and 100, round-robin): the queues with priorities (actorq,
+// crpq and actorqpq, as in BenchmarkPipelinePrio) add the items at 0 with
+// Add, the others with AddWithOpts, one item per call, and drain them with
+// GetWithPriority; client-go's plain queue holds the same items without
+// priorities. It reports the same metrics as BenchmarkMemory.
 func BenchmarkMemoryPrio(b *testing.B) { benchMemory(b, memoryPrioImpls) }

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # run.sh runs the side-by-side benchmarks and prints benchstat tables with
-# each implementation's ratio to client-go.
+# each implementation's ratio to client-go, and for PipelinePrio and
+# Controller also to controller-runtime's priority queue.
 #
-#   ./run.sh                          # full run: COUNT=6 rounds, 1s per benchmark
-#   COUNT=2 BENCHTIME=100ms ./run.sh  # quick look, a couple of minutes
+#   ./run.sh                          # full run: COUNT=6 rounds
+#   COUNT=2 BENCHTIME=100ms BURST=20000x ./run.sh  # quick look
 #   BENCH=Pipeline CPU=2 ./run.sh     # one benchmark, GOMAXPROCS=2 only
 #
 # Environment:
 #   COUNT      rounds (samples per benchmark and GOMAXPROCS), default 6
-#   BENCHTIME  -benchtime per benchmark, default 1s
+#   BURST      -benchtime of the burst workloads, Pipeline, PipelinePrio,
+#              PipelineFair and Controller, default 200000x: every run of
+#              every implementation moves a burst of 200,000 items
+#   BENCHTIME  -benchtime of the other workloads, default 1s
 #   BENCH      -bench regexp, default . (all); its first element picks the
 #              workloads (top-level benchmarks), the rest is passed on
 #   CPU        -cpu list (GOMAXPROCS values), default 1,2
@@ -21,8 +25,8 @@
 # sub-benchmark back to back.)
 #
 # Raw output goes to results/bench-<UTC time>-<commit>.txt; its header
-# records the commit and any uncommitted changes to actor/ or ratelimit/
-# when the binary was built (a fingerprint and the files).
+# records the commit and any uncommitted changes to actor/, ratelimit/ or
+# adapter/ when the binary was built (a fingerprint and the files).
 # .gitignore ignores new files in results/: the raw file of a run that
 # bench/RESULTS.md cites is committed with git add -f, and only such files
 # are kept in the repository.
@@ -30,6 +34,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 COUNT=${COUNT:-6}
+BURST=${BURST:-200000x}
 BENCHTIME=${BENCHTIME:-1s}
 BENCH=${BENCH:-.}
 CPU=${CPU:-1,2}
@@ -43,7 +48,7 @@ fi
 commit=$(git -C .. log -1 --format=%h 2>/dev/null || echo unknown)
 # Uncommitted changes to the library the binary is built from: the files,
 # and a fingerprint of their contents, so two runs can be told apart.
-lib="actor ratelimit"
+lib="actor ratelimit adapter"
 changed=$(git -C .. status --porcelain -- $lib 2>/dev/null | awk '{print $2}' | paste -sd, -)
 changes=none
 if [ -n "$changed" ]; then
@@ -67,7 +72,7 @@ go test -c -o "$tmp/bench.test" .
 	echo "commit: $commit"
 	echo "uncommitted-library-changes: $changes"
 	echo "goversion: $(go env GOVERSION)"
-	echo "# started $(date -u '+%Y-%m-%d %H:%M:%S UTC'), COUNT=$COUNT BENCHTIME=$BENCHTIME BENCH=$BENCH CPU=$CPU, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "# started $(date -u '+%Y-%m-%d %H:%M:%S UTC'), COUNT=$COUNT BURST=$BURST BENCHTIME=$BENCHTIME BENCH=$BENCH CPU=$CPU, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$out"
 
 # Each round runs every benchmark (workload) once, in its own process, so
@@ -81,6 +86,14 @@ if [ ${#names[@]} -eq 0 ]; then
 	exit 1
 fi
 elapsed() { printf '%dm%02ds' $((SECONDS / 60)) $((SECONDS % 60)); }
+# benchtime prints the -benchtime of the benchmark named $1: BURST for the
+# burst workloads, BENCHTIME for the others.
+benchtime() {
+	case " Pipeline PipelinePrio PipelineFair Controller " in
+	*" ${1#Benchmark} "*) echo "$BURST" ;;
+	*) echo "$BENCHTIME" ;;
+	esac
+}
 SECONDS=0
 for i in $(seq "$COUNT"); do
 	echo "# round $i/$COUNT, load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out"
@@ -89,7 +102,7 @@ for i in $(seq "$COUNT"); do
 		printf '\rround %d/%d  workload %d/%d %-22s  elapsed %s ' \
 			"$i" "$COUNT" $((j + 1)) ${#names[@]} "${name#Benchmark}" "$(elapsed)" >&2
 		"$tmp/bench.test" -test.run='^$' -test.bench="^$name\$$sub" -test.benchmem \
-			-test.count=1 -test.cpu="$CPU" -test.benchtime="$BENCHTIME" |
+			-test.count=1 -test.cpu="$CPU" -test.benchtime="$(benchtime "$name")" |
 			grep -v -e '^PASS$' -e '^ok ' >>"$out"
 	done
 done
@@ -99,21 +112,36 @@ echo "# finished $(date -u '+%Y-%m-%d %H:%M:%S UTC'), load: $(cut -d' ' -f1-3 /p
 echo "raw results: bench/$out (ignored by git: git add -f it if bench/RESULTS.md cites it)"
 echo
 # One benchstat call per benchmark; columns are the implementations, and
-# the actorq and crpq columns show the change from clientgo (-: less or
-# faster, +: more or slower; ~: no significant difference at p < 0.05 over
-# the COUNT samples). Rows ending in -2 ran at GOMAXPROCS=2, the others at 1.
+# each column after clientgo shows the change from it (-: less or faster,
+# +: more or slower; ~: no significant difference at p < 0.05 over the
+# COUNT samples). Rows ending in -2 ran at GOMAXPROCS=2, the others at 1.
 # Units that mean nothing for a benchmark are left out here but kept in
-# the raw file: the pipelines' allocs/op (truncated; allocs/item is
-# exact), Latency's and the Memory benchmarks' B/op and allocs/op (a whole
-# paced run or 1M-item fill and drain, harness included).
+# the raw file: the pipelines' and Controller's allocs/op (truncated;
+# allocs/item is exact), Latency's and the Memory benchmarks' B/op and
+# allocs/op (a whole paced run or 1M-item fill and drain, harness
+# included).
+#
+# table NAME COL prints the benchstat table of benchmark NAME with the
+# columns COL.
+table() {
+	benchstat -col "$2" \
+		-filter ".name:$1 -(.name:(Pipeline OR PipelinePrio OR PipelineFair OR Controller) AND .unit:allocs/op) -(.name:(Latency OR Memory OR MemoryPrio) AND .unit:(B/op OR allocs/op))" \
+		"$out" | grep -vE '^[a-z-]+: '
+}
 grep -E '^[a-z-]+: ' "$out" | sort -u
-for name in Pipeline PipelinePrio PipelineFair DedupStorm DedupStormWork AddAfterStorm AddWithOptsBatch Latency Memory MemoryPrio; do
+for name in Pipeline PipelinePrio PipelineFair Controller DedupStorm DedupStormWork AddAfterStorm AddWithOptsBatch Latency Memory MemoryPrio; do
 	grep -q "^Benchmark$name/" "$out" || continue
 	echo
 	echo "## $name"
-	benchstat -col /impl \
-		-filter ".name:$name -(.name:(Pipeline OR PipelinePrio OR PipelineFair) AND .unit:allocs/op) -(.name:(Latency OR Memory OR MemoryPrio) AND .unit:(B/op OR allocs/op))" \
-		"$out" | grep -vE '^[a-z-]+: '
+	table "$name" /impl
+done
+# The same for the workloads of controller-runtime's users, against its
+# priority queue: actorq's adapter of it (actorqpq) and actorq itself.
+for name in PipelinePrio Controller; do
+	grep -q "^Benchmark$name/" "$out" || continue
+	echo
+	echo "## $name vs crpq"
+	table "$name" '/impl@(crpq actorqpq actorq)'
 done
 if grep -q '^BenchmarkActorMetrics/' "$out"; then
 	echo
