@@ -49,17 +49,7 @@
 // level. [Config.StarvationBound] bounds how long a ready item can be
 // passed over by higher priorities. A queue that only ever uses priority 0
 // and no fairness pays for none of this: its items are first in, first
-// out. Get takes items through the lane (lane.go) with priorities too,
-// without waiting for the owner goroutine, as long as nothing above them
-// is ready, delayed, dirty or on its way: while something higher may be,
-// a lower item costs a round trip to the owner, which checks that nothing
-// higher was added meanwhile. So a queue whose usual traffic is at 0, with
-// some items below (controller-runtime's LowPriority, -100), keeps the
-// lane for its usual traffic, and for the low items once the usual ones
-// are all handed out. With fairness the lane offers items in turn order,
-// and the owner takes it back whenever a key gets a turn it did not have,
-// so the order stays exactly round-robin. A starvation bound and
-// RequeueAtAdd turn the lane off: every Get then asks the owner.
+// out.
 //
 // # Who owns what
 //
@@ -67,16 +57,25 @@
 // starts. It alone touches the queue's state while the queue runs: which
 // items are ready, processing or delayed, the ready order, the deadlines,
 // one timer armed to the earliest of them (an idle queue wakes up for
-// nothing), and the metrics bookkeeping. Callers put requests in one
-// queue, its inbox, which it serves in rounds without blocking: Add,
-// AddAfter, Done and DoneBatch are one-way and wait at most for room in
-// the inbox (adds have their own share of it, so a flood of consumers'
-// calls does not keep them out), AddWithOpts never waits; Len and GetBatch
-// wait for the answer. A caller's calls take effect in the order
-// it made them (an Add then a Done of one goroutine are applied in that
-// order), and once Len returns, every earlier call of the caller is
-// applied, its metrics included. Rate limiters run in the caller's
-// goroutine; metrics are recorded by the owner goroutine.
+// nothing), and the metrics bookkeeping. The rules live in a sequential
+// package (internal/state); this package is how requests reach it and
+// items leave it. Callers put requests in one inbox, which the owner
+// serves in rounds: Add, AddAfter, AddWithOpts, Done and DoneBatch are
+// one-way and wait at most for room in the inbox; Len and GetBatch wait
+// for the answer. A caller's calls take effect in the order it made them
+// (an Add then a Done of one goroutine are applied in that order), and
+// once Len returns, every earlier call of the caller is applied, its
+// metrics included. Rate limiters and Fairness functions run in the
+// caller's goroutine; metrics are recorded by the owner goroutine.
+//
+// Get takes an item without waiting for the owner when it can: the owner
+// offers ready items ahead, in hand-out order, on a channel (the lane),
+// and a Get claims one with a compare-and-swap. A Get never passes over an
+// item that its caller's own earlier add made ready at a higher priority.
+// The lane is off, and every Get asks the owner, with fairness, a
+// starvation bound, metrics, a custom Storage, or once Items was called;
+// with RequeueAtAdd, while an item added again while processing waits for
+// its Done.
 //
 // The owner goroutine does its last work before ShutDown returns (it is
 // then returning, blocked on nothing), before a ShutDownWithDrain returns

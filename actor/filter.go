@@ -27,7 +27,10 @@ import (
 // An Add sets it under the batch inbox's lock, as it puts its request
 // (inbox.go), and the owner clears it once it has applied that Add; so an
 // Add that finds it set comes after that one in the order of requests,
-// and would change nothing after it. The owner sets the flag
+// and would change nothing after it, unless the item was handed out in
+// between: a hand-out clears the flag too (the owner as it hands out, the
+// consumer as it claims a slot), so an Add made after it is sent. Clearing
+// it early only sends more Adds. The owner sets the flag
 // after an event leaves the item ready or dirty at a priority of 0 or
 // more (state.Queue.NoopAdd), or as it offers it in the lane in a slot
 // that carries the entry (not for an item popped before it had one, whose
@@ -224,12 +227,13 @@ func (o *owner[T]) filterSync(item T) {
 	}
 }
 
-// filterOff clears the flag of item's entry, if it has one, before item
+// filterOff clears the flags of item's entry, if it has one, before item
 // is handed out.
 func (o *owner[T]) filterOff(item T) {
 	if f := o.c.filter; f != nil {
 		if e := f.entry(item); e != nil {
 			e.noop.Store(false)
+			e.sent.Store(false)
 		}
 	}
 }

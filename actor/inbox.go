@@ -11,6 +11,7 @@ import "sync"
 type inbox[T comparable] struct {
 	ch    chan request[T] // the reference inbox; nil with the batch inbox
 	batch *batchInbox[T]
+	takes uint64 // counts the channel's receives (see batches)
 }
 
 // inboxSize is how many requests may wait in a channel inbox before their
@@ -51,10 +52,22 @@ func (in *inbox[T]) take() (r request[T], ok bool) {
 	}
 	select {
 	case r = <-in.ch:
+		in.takes++
 		return r, true
 	default:
 		return r, false
 	}
+}
+
+// batches counts the batches taken so far: every request taken since the
+// last change of the count was sent before its batch was taken. (A
+// channel inbox takes one request at a time.) The owner uses it to see
+// the lane's claims once per batch (lane.see).
+func (in *inbox[T]) batches() uint64 {
+	if in.batch != nil {
+		return in.batch.swaps
+	}
+	return in.takes
 }
 
 // len returns how many requests are there now.
@@ -100,15 +113,17 @@ func (in *inbox[T]) woke() {
 type batchInbox[T comparable] struct {
 	mu       sync.Mutex
 	reqs     []request[T]
+	adds     int // adds in reqs that waited for room: at most batchSize
 	sleeping bool
 	bell     chan struct{} // capacity 1
 	room     chan struct{} // closed when the owner takes the requests; nil until a put waits
 
 	batch []request[T] // the owner's: the requests taken, served from next on
 	next  int
+	swaps uint64 // the owner's: counts the batches taken
 }
 
-// batchSize is how many requests a batch inbox holds before a put waits.
+// batchSize is how many adds a batch inbox holds before an add waits.
 const batchSize = 256
 
 // busy is a closed channel: a select case that is always ready.
@@ -120,13 +135,18 @@ func newBatchInbox[T comparable]() *batchInbox[T] {
 
 func (in *batchInbox[T]) put(r request[T], hot *hotEntry[T], done <-chan struct{}) bool {
 	in.mu.Lock()
-	if hot != nil && hot.sent.CompareAndSwap(false, true) {
+	switch {
+	case hot != nil && hot.sent.CompareAndSwap(false, true):
 		// An Add that takes its item's sent flag: its place in the order
 		// is here. It does not wait for room: an entry has at most one
 		// such Add in the inbox, so they are bounded by the filter.
 		r.hot = hot
-	} else {
-		for len(in.reqs) >= batchSize {
+	case r.op.adds():
+		// Adds wait for room; the other requests never do, so that a
+		// flood of adds does not hold up the Dones that let consumers go
+		// on. (Those are bounded by the items handed out and the calls
+		// waiting, as consumers make them one at a time.)
+		for in.adds >= batchSize {
 			if in.room == nil {
 				in.room = make(chan struct{})
 			}
@@ -139,6 +159,7 @@ func (in *batchInbox[T]) put(r request[T], hot *hotEntry[T], done <-chan struct{
 			}
 			in.mu.Lock()
 		}
+		in.adds++
 	}
 	in.reqs = append(in.reqs, r)
 	ring := in.sleeping
@@ -157,6 +178,7 @@ func (in *batchInbox[T]) take() (r request[T], ok bool) {
 	if in.next == len(in.batch) {
 		in.mu.Lock()
 		in.batch, in.reqs = in.reqs, in.batch[:0]
+		in.adds = 0
 		if in.room != nil {
 			close(in.room)
 			in.room = nil
@@ -166,6 +188,7 @@ func (in *batchInbox[T]) take() (r request[T], ok bool) {
 		if len(in.batch) == 0 {
 			return r, false
 		}
+		in.swaps++
 	}
 	r = in.batch[in.next]
 	in.batch[in.next] = request[T]{} // let the collector have what it points to

@@ -1,6 +1,7 @@
 package actor
 
 import (
+	"math/bits"
 	"sync/atomic"
 
 	"github.com/actorq/actorq/actor/internal/order"
@@ -45,25 +46,33 @@ import (
 type lane[T comparable] struct {
 	ch      chan *slot[T]
 	top     topPrio
-	off     atomic.Bool  // Items was called: Get asks the owner
-	want    atomic.Bool  // a Get found the lane empty
-	blocked atomic.Int32 // Gets waiting on the lane's channel
-	limit   int          // how many items the owner keeps offered
-	atAdd   bool         // RequeueAtAdd
+	claims  [maxSlots / 64]atomic.Uint64 // a bit per slot index: claimed, and not yet seen
+	off     atomic.Bool                  // Items was called: Get asks the owner
+	want    atomic.Bool                  // a Get found the lane empty
+	blocked atomic.Int32                 // Gets waiting on the lane's channel
+	limit   int                          // how many items the owner keeps offered
+	atAdd   bool                         // RequeueAtAdd
 
 	// The owner's alone.
-	closed bool
-	wanted bool
-	free   []*slot[T]
-	sent   []*slot[T]  // offered, oldest first, not yet seen claimed or taken back (nil: seen out of order)
-	base   uint64      // the number of the slot at sent[0]: slots are numbered as offered
-	sends  uint64      // the number of slots offered so far
-	last   order.Place // the place of the item offered last, while sent is not empty
-	floor  int         // top is at least floor
+	closed    bool
+	wanted    bool
+	all       []*slot[T] // every slot made, by index
+	free      []*slot[T]
+	sent      []*slot[T]  // offered, oldest first, not yet seen claimed or taken back (nil: seen out of order)
+	base      uint64      // the number of the slot at sent[0]: slots are numbered as offered
+	sends     uint64      // the number of slots offered so far
+	last      order.Place // the place of the item offered last, while sent is not empty
+	seenBatch uint64      // the inbox batch whose requests the claims were last seen for
+	floor     int         // top is at least floor
 }
 
-// laneSize is how many ready items the owner keeps offered in the lane.
-const laneSize = 256
+// laneSize is how many ready items the owner keeps offered in the lane;
+// maxSlots bounds the slots it makes (those in the lane, and those that
+// consumers received and have not claimed or given back).
+const (
+	laneSize = 256
+	maxSlots = 1024
+)
 
 const (
 	slotOffered uint32 = iota
@@ -81,6 +90,7 @@ type slot[T comparable] struct {
 	place order.Place
 	token bool         // the consumer must give it back (see fill)
 	hot   *hotEntry[T] // the item's filter entry, whose flag the consumer clears as it claims
+	idx   int          // its index in lane.all and lane.claims; never changes
 	num   uint64       // owner only: its number in the lane, as offered
 	state atomic.Uint32
 }
@@ -118,10 +128,12 @@ func (l *lane[T]) get(c *shared[T], cancel <-chan struct{}) (w *waiter[T], item 
 	}
 	if !sl.token && l.top.claimable(sl.place.Prio) {
 		item, prio = sl.item, sl.place.Prio
-		if sl.hot != nil {
-			sl.hot.noop.Store(false) // before the item is processing (filter.go)
+		if sl.hot != nil { // before the item is processing (filter.go)
+			sl.hot.noop.Store(false)
+			sl.hot.sent.Store(false) // an Add on its way may be applied before this claim
 		}
 		if sl.state.CompareAndSwap(slotOffered, slotClaimed) {
+			l.claims[sl.idx/64].Or(1 << (sl.idx % 64)) // for the owner to see (lane.see)
 			return nil, item, prio, true, false
 		}
 	}
@@ -168,7 +180,7 @@ func (l *lane[T]) fill(o *owner[T]) {
 	if !l.wanted && l.blocked.Load() == 0 {
 		return
 	}
-	for len(l.ch) < l.limit {
+	for len(l.ch) < l.limit && (len(l.free) > 0 || len(l.all) < maxSlots) {
 		next, ok := q.Head(now)
 		if !ok {
 			return
@@ -197,9 +209,10 @@ func (l *lane[T]) offer(o *owner[T], item T, p order.Place, token bool) {
 	if n := len(l.free); n > 0 {
 		sl, l.free = l.free[n-1], l.free[:n-1]
 	} else {
-		sl = new(slot[T])
+		sl = &slot[T]{idx: len(l.all)}
+		l.all = append(l.all, sl)
 	}
-	sl.item, sl.place, sl.token = item, p, token
+	sl.item, sl.place, sl.token, sl.num = item, p, token, l.sends
 	sl.state.Store(slotOffered)
 	l.sent = append(l.sent, sl)
 	l.sends++
@@ -248,11 +261,15 @@ func (l *lane[T]) lower(o *owner[T], p int) bool {
 }
 
 // prepare prepares the lane for r, which the owner is about to apply:
-// the claims consumers made before r was sent are seen, and top rises to
-// the priority of an add (a delayed item's too: a deadline passing is no
-// request a Get waits behind).
+// the claims consumers made before r was sent are seen (once per batch of
+// the inbox: every request of a batch was sent before the batch was
+// taken), and top rises to the priority of an add (a delayed item's too:
+// a deadline passing is no request a Get waits behind).
 func (l *lane[T]) prepare(o *owner[T], r request[T]) {
-	l.see(o)
+	if b := o.c.inbox.batches(); b != l.seenBatch {
+		l.seenBatch = b
+		l.see(o)
+	}
 	switch r.op {
 	case opAdd, opRetry, opAddAt:
 		l.raise(int(r.prio))
@@ -270,28 +287,23 @@ func (l *lane[T]) applied(o *owner[T]) {
 }
 
 // takeBack revokes every slot not claimed and returns its item to the
-// state, newest first, which undoes their pops; it sees the claims on the
-// way, and takes back the slots still in the channel.
+// state, newest first, which undoes their pops, and takes back the slots
+// still in the channel. A claimed slot stays in sent until see finds its
+// claim.
 func (l *lane[T]) takeBack(o *owner[T]) {
 	if l == nil || len(l.sent) == 0 {
 		return
 	}
+	l.see(o)
 	now := o.now()
 	for i := len(l.sent) - 1; i >= 0; i-- {
-		sl := l.sent[i]
-		if sl == nil {
-			continue
-		}
-		l.sent[i] = nil
-		if sl.state.CompareAndSwap(slotOffered, slotRevoked) {
+		if sl := l.sent[i]; sl != nil && sl.state.CompareAndSwap(slotOffered, slotRevoked) {
+			l.sent[i] = nil
 			o.q.Return(sl.item, sl.place, now)
 			o.filterSync(sl.item)
-			continue
 		}
-		l.received(o, sl) // claimed
 	}
-	l.base += uint64(len(l.sent))
-	l.sent = l.sent[:0]
+	l.dropSeen()
 	for { // revoked, and no consumer has them
 		select {
 		case sl := <-l.ch:
@@ -312,16 +324,24 @@ func (l *lane[T]) giveBack(o *owner[T], sl *slot[T]) {
 	l.release(sl)
 }
 
-// see records the claims of the slots consumers have received (all but
-// those still in the channel), and drops the seen ones at the front.
+// see records every claim the consumers have made so far: each sets its
+// slot's bit in claims.
 func (l *lane[T]) see(o *owner[T]) {
-	n := min(len(l.sent), int(l.sends-uint64(len(l.ch))-l.base))
-	for i := range n {
-		if sl := l.sent[i]; sl != nil && sl.state.Load() == slotClaimed {
-			l.sent[i] = nil
+	for w := range (len(l.all) + 63) / 64 {
+		if l.claims[w].Load() == 0 {
+			continue
+		}
+		for x := l.claims[w].Swap(0); x != 0; x &= x - 1 {
+			sl := l.all[w*64+bits.TrailingZeros64(x)]
+			l.sent[sl.num-l.base] = nil
 			l.received(o, sl)
 		}
 	}
+	l.dropSeen()
+}
+
+// dropSeen drops the seen slots at the front of sent.
+func (l *lane[T]) dropSeen() {
 	k := 0
 	for k < len(l.sent) && l.sent[k] == nil {
 		k++

@@ -30,7 +30,7 @@ func (c *shared[T]) withRest(f func(o *owner[T])) {
 		o.serve(r)
 	}
 	f(o)
-	if o.idle != nil && o.q.Processing() == 0 {
+	if o.idle != nil && !o.busy() {
 		close(o.idle) // releases the ShutDownWithDrain calls made after the owner ended
 		o.idle = nil
 	}
@@ -86,7 +86,7 @@ func (q *Queue[T]) ShutDownWithDrain() {
 	for {
 		var idle chan struct{}
 		c.withRest(func(o *owner[T]) {
-			if o.q.Processing() == 0 || c.shutdowns.Load() != shutdowns {
+			if !o.busy() || c.shutdowns.Load() != shutdowns {
 				return
 			}
 			if o.idle == nil {

@@ -43,7 +43,7 @@ func (o *owner[T]) loop() {
 		o.serveRound()
 		o.serveDue()
 		o.handOut()
-		if o.q.Phase() == state.Draining && o.q.Processing() == 0 {
+		if o.q.Phase() == state.Draining && !o.busy() {
 			return
 		}
 		o.arm()
@@ -53,15 +53,17 @@ func (o *owner[T]) loop() {
 	}
 }
 
-// serveRound serves up to roundSize requests that are already waiting.
-func (o *owner[T]) serveRound() {
-	for range roundSize {
+// serveRound serves up to roundSize requests that are already waiting,
+// and returns how many it served.
+func (o *owner[T]) serveRound() int {
+	for i := range roundSize {
 		r, ok := o.c.inbox.take()
 		if !ok {
-			return
+			return i
 		}
 		o.serve(r)
 	}
+	return roundSize
 }
 
 // wait blocks until one thing happens and serves it. It reports whether
@@ -118,6 +120,16 @@ func (o *owner[T]) unstage() {
 	o.q.Return(o.head, o.headPlace, o.now())
 	o.filterSync(o.head)
 	o.staged, o.head = false, zero
+}
+
+// busy reports whether an item is being processed: by the state's
+// count, or claimed from the lane and not yet seen (once the lane is shut,
+// the only items left popped).
+func (o *owner[T]) busy() bool {
+	if o.c.lane != nil {
+		o.c.lane.see(o)
+	}
+	return o.q.Processing() > 0 || o.q.Popped() > 0
 }
 
 // now returns the owner's reading of the clock, if the state needs one.

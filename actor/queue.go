@@ -33,6 +33,18 @@ type Queue[T comparable] struct {
 //
 // New calls cfg.MetricsProvider's New methods in the caller's goroutine.
 func New[T comparable](cfg Config[T]) *Queue[T] {
+	o := newOwner(cfg)
+	go o.loop()
+	q := &Queue[T]{c: o.c}
+	if !inBubble() {
+		q.cleanup = runtime.AddCleanup(q, (*shared[T]).stop, o.c)
+	}
+	return q
+}
+
+// newOwner makes a queue's shared part and its owner, whose goroutine New
+// starts.
+func newOwner[T comparable](cfg Config[T]) *owner[T] {
 	clock := cfg.Clock
 	if clock == nil {
 		clock = realClock{}
@@ -69,12 +81,7 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 		fp = *cfg.paths
 	}
 	install(fp, c, cfg, m != nil)
-	go o.loop()
-	q := &Queue[T]{c: c}
-	if !inBubble() {
-		q.cleanup = runtime.AddCleanup(q, (*shared[T]).stop, c)
-	}
-	return q
+	return o
 }
 
 // Add marks item as needing processing. It never waits for the owner

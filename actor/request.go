@@ -25,6 +25,9 @@ const (
 	opCancel            // withdraw w, if it is still waiting
 )
 
+// adds reports whether requests of kind o add items.
+func (o op) adds() bool { return o <= opAddList }
+
 // request is a message to the owner goroutine.
 type request[T comparable] struct {
 	op   op

@@ -41,13 +41,13 @@ func (q *Queue[T]) take(now int64) (item T, p order.Place, e entry, ok bool) {
 // at instant at: it is processing, and the metrics record its hand-out
 // (depth, queue latency, the start of its work).
 func (q *Queue[T]) Received(item T, p order.Place, at int64) {
+	q.transit--
+	q.nproc++
 	e := q.proc[item]
 	if e&raisedBit != 0 {
 		q.raised--
 	}
 	q.proc[item] = (e &^ raisedBit).with(Processing)
-	q.transit--
-	q.nproc++
 	q.m.get(item, q.prioOf(item, e), at)
 }
 

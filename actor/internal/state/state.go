@@ -173,6 +173,9 @@ func (q *Queue[T]) Len() int {
 // Processing is the number of items being processed.
 func (q *Queue[T]) Processing() int { return q.nproc }
 
+// Popped is the number of items popped, neither received nor returned.
+func (q *Queue[T]) Popped() int { return q.transit }
+
 // Dirty is the number of items added again while processing.
 func (q *Queue[T]) Dirty() int { return q.ndirty }
 
