@@ -1,5 +1,7 @@
 package actor
 
+import "github.com/actorq/actorq/actor/internal/state"
+
 // fastPaths says which optimizations of the transport a queue uses. Each
 // lives in its own file, with the invariant it keeps and the figure it
 // buys; with all of them off, the queue is the reference transport:
@@ -15,7 +17,7 @@ type fastPaths struct {
 var defaultPaths = fastPaths{lane: true, batch: true, filter: true}
 
 // install sets up in c the fast paths fp turns on, made for cfg.
-func install[T comparable](fp fastPaths, c *shared[T], cfg Config[T], metrics bool) {
+func install[T comparable](fp fastPaths, c *shared[T], cfg Config[T], m *state.Metrics[T]) {
 	if fp.batch {
 		c.inbox.batch = newBatchInbox[T]()
 	} else {
@@ -24,7 +26,7 @@ func install[T comparable](fp fastPaths, c *shared[T], cfg Config[T], metrics bo
 	if fp.filter && cfg.Storage == nil {
 		c.filter = newFilter[T]()
 	}
-	if fp.lane && cfg.Storage == nil && cfg.Fairness == nil && cfg.StarvationBound <= 0 && !metrics {
-		c.lane = newLane(cfg)
+	if fp.lane && cfg.Storage == nil && cfg.Fairness == nil && cfg.StarvationBound <= 0 && !m.ByPriority() {
+		c.lane = newLane(cfg, m != nil)
 	}
 }

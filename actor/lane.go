@@ -34,12 +34,15 @@ import (
 // once a Get has found it empty, and not for GetBatch calls. It is off
 // for good, and its channel closed, once Items is called or shutdown
 // begins, and from the start with a starvation bound, fairness, a custom
-// Storage, or metrics: then Get asks the owner. (With fairness, a key
-// that an add makes join the turns goes before the turns of items offered
-// ahead, which a Get of the adding caller could otherwise claim first.
-// With metrics, the metrics of a hand-out are client-go's and
-// controller-runtime's when Get returns, as their own tests read them;
-// the owner would learn of a claim only later.)
+// Storage, or metrics by priority (controller-runtime's): then Get asks
+// the owner. (With fairness, a key that an add makes join the turns goes
+// before the turns of items offered ahead, which a Get of the adding
+// caller could otherwise claim first. controller-runtime records a
+// hand-out in its metrics before Get returns, and its own tests read them
+// then; the owner learns of a claim only as it next runs.) With
+// client-go's metrics, a claim reads the clock and wakes the owner, which
+// records the hand-out at that instant as soon as it runs (difference 7
+// of the package doc).
 //
 // Figure: it turns Get's round trip into a channel receive and a
 // compare-and-swap (bench/RESULTS.md, "Fast paths").
@@ -52,6 +55,7 @@ type lane[T comparable] struct {
 	blocked atomic.Int32                 // Gets waiting on the lane's channel
 	limit   int                          // how many items the owner keeps offered
 	atAdd   bool                         // RequeueAtAdd
+	stamp   bool                         // with metrics: a claim reads the clock, and wakes the owner to record it
 
 	// The owner's alone.
 	closed    bool
@@ -88,6 +92,7 @@ const (
 type slot[T comparable] struct {
 	item  T
 	place order.Place
+	at    int64        // with metrics: the consumer's clock reading at its claim
 	token bool         // the consumer must give it back (see fill)
 	hot   *hotEntry[T] // the item's filter entry, whose flag the consumer clears as it claims
 	idx   int          // its index in lane.all and lane.claims; never changes
@@ -95,8 +100,8 @@ type slot[T comparable] struct {
 	state atomic.Uint32
 }
 
-func newLane[T comparable](cfg Config[T]) *lane[T] {
-	l := &lane[T]{limit: laneSize, atAdd: cfg.Requeue == RequeueAtAdd}
+func newLane[T comparable](cfg Config[T], stamp bool) *lane[T] {
+	l := &lane[T]{limit: laneSize, atAdd: cfg.Requeue == RequeueAtAdd, stamp: stamp}
 	l.ch = make(chan *slot[T], l.limit)
 	return l
 }
@@ -128,12 +133,18 @@ func (l *lane[T]) get(c *shared[T], cancel <-chan struct{}) (w *waiter[T], item 
 	}
 	if !sl.token && l.top.claimable(sl.place.Prio) {
 		item, prio = sl.item, sl.place.Prio
+		if l.stamp {
+			sl.at = c.since()
+		}
 		if sl.hot != nil { // before the item is processing (filter.go)
 			sl.hot.noop.Store(false)
 			sl.hot.sent.Store(false) // an Add on its way may be applied before this claim
 		}
 		if sl.state.CompareAndSwap(slotOffered, slotClaimed) {
 			l.claims[sl.idx/64].Or(1 << (sl.idx % 64)) // for the owner to see (lane.see)
+			if l.stamp {
+				c.ring() // the owner records the hand-out as soon as it runs
+			}
 			return nil, item, prio, true, false
 		}
 	}
@@ -363,14 +374,14 @@ func (l *lane[T]) drop(n int) {
 // received is the event of a consumer's claim of sl, which the owner has
 // seen: the state records the hand-out, and the slot is free again.
 func (l *lane[T]) received(o *owner[T], sl *slot[T]) {
-	o.q.Received(sl.item, sl.place, 0)
+	o.q.Received(sl.item, sl.place, sl.at)
 	l.release(sl)
 }
 
 // release makes sl free for another offer.
 func (l *lane[T]) release(sl *slot[T]) {
 	var zero T
-	sl.item, sl.place, sl.token, sl.hot = zero, order.Place{}, false, nil
+	sl.item, sl.place, sl.token, sl.hot, sl.at = zero, order.Place{}, false, nil, 0
 	l.free = append(l.free, sl)
 }
 

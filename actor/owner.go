@@ -186,6 +186,9 @@ func (o *owner[T]) refresh() {
 	if !o.metrics {
 		return
 	}
+	if o.c.lane != nil {
+		o.c.lane.see(o) // the hand-outs through the lane so far
+	}
 	now := o.c.since()
 	if at, ok := o.q.Refresh(now); !ok {
 		o.tickAlarm.stop()

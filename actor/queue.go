@@ -80,7 +80,7 @@ func newOwner[T comparable](cfg Config[T]) *owner[T] {
 	if cfg.paths != nil {
 		fp = *cfg.paths
 	}
-	install(fp, c, cfg, m != nil)
+	install(fp, c, cfg, m)
 	return o
 }
 

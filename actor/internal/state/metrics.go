@@ -72,6 +72,10 @@ func NewMetrics[T comparable](s MetricSet) *Metrics[T] {
 	return &Metrics[T]{s: s, addTimes: make(map[T]int64), startTimes: make(map[T]int64)}
 }
 
+// ByPriority reports whether the depth is recorded by priority
+// (controller-runtime's metrics).
+func (m *Metrics[T]) ByPriority() bool { return m != nil && m.s.DepthByPrio != nil }
+
 func seconds(ns int64) float64 { return time.Duration(ns).Seconds() }
 
 func (m *Metrics[T]) add(item T, prio int, at int64) {
