@@ -75,7 +75,6 @@ func TestTopPrio(t *testing.T) {
 	})
 }
 
-
 // TestLaneLowersTop: once nothing above the next ready item is left, the
 // owner lowers top to its priority, so that the lane offers every low item
 // at once instead of one at a time; an add above it raises top again
