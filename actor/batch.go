@@ -12,8 +12,10 @@ import "sync"
 //	rings the bell.
 //
 // A put is a lock, an append and an unlock. It waits only while the inbox
-// holds batchSize requests, on room, a channel the owner closes when it
-// takes them (and replaces, since a closed channel is spent). The owner's
+// holds batchSize adds (othersSize other requests, if it is not an add),
+// on room, a channel the owner closes when it takes them (and replaces,
+// since a closed channel is spent), so the inbox never holds more than
+// batchSize+othersSize requests plus one Add per filter entry. The owner's
 // batch array is reused.
 //
 // Figure: see bench/RESULTS.md, "Fast paths".
@@ -21,6 +23,7 @@ type batchInbox[T comparable] struct {
 	mu       sync.Mutex
 	reqs     []request[T]
 	adds     int // adds in reqs that waited for room: at most batchSize
+	others   int // requests in reqs other than adds: at most batchSize
 	sleeping bool
 	bell     chan struct{} // capacity 1
 	room     chan struct{} // closed when the owner takes the requests; nil until a put waits
@@ -30,8 +33,15 @@ type batchInbox[T comparable] struct {
 	swaps uint64 // the owner's: counts the batches taken
 }
 
-// batchSize is how many adds a batch inbox holds before an add waits.
-const batchSize = 256
+// batchSize is how many adds a batch inbox holds before the next add
+// waits, and othersSize how many other requests. Dones waiting at 256
+// cost the pipeline 10-37% at GOMAXPROCS=2 (consumers blocked on their
+// own Dones); at 1024 nothing measurable, and a drained burst keeps two
+// arrays of at most 2048 requests (180 KB each).
+const (
+	batchSize  = 256
+	othersSize = 1024
+)
 
 // busy is a closed channel: a select case that is always ready.
 var busy = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
@@ -49,24 +59,17 @@ func (in *batchInbox[T]) put(r request[T], hot *hotEntry[T], done <-chan struct{
 		// such Add in the inbox, so they are bounded by the filter.
 		r.hot = hot
 	case r.op.adds():
-		// Adds wait for room; the other requests never do, so that a
-		// flood of adds does not hold up the Dones that let consumers go
-		// on. (Those are bounded by the items handed out and the calls
-		// waiting, as consumers make them one at a time.)
-		for in.adds >= batchSize {
-			if in.room == nil {
-				in.room = make(chan struct{})
-			}
-			room := in.room
-			in.mu.Unlock()
-			select {
-			case <-room:
-			case <-done:
-				return false
-			}
-			in.mu.Lock()
+		if !in.wait(&in.adds, batchSize, done) {
+			return false
 		}
-		in.adds++
+	default:
+		// The other requests wait for room of their own, so that a flood
+		// of adds does not hold up the Dones that let consumers go on,
+		// and a consumer that gets from the lane faster than the owner
+		// applies its Dones is held back by them.
+		if !in.wait(&in.others, othersSize, done) {
+			return false
+		}
 	}
 	in.reqs = append(in.reqs, r)
 	ring := in.sleeping
@@ -81,11 +84,32 @@ func (in *batchInbox[T]) put(r request[T], hot *hotEntry[T], done <-chan struct{
 	return true
 }
 
+// wait waits, with the lock held and held again on return, until *n, a
+// count of requests in reqs, is below limit, and counts one more. It
+// reports false if done was closed first (then without the lock).
+func (in *batchInbox[T]) wait(n *int, limit int, done <-chan struct{}) bool {
+	for *n >= limit {
+		if in.room == nil {
+			in.room = make(chan struct{})
+		}
+		room := in.room
+		in.mu.Unlock()
+		select {
+		case <-room:
+		case <-done:
+			return false
+		}
+		in.mu.Lock()
+	}
+	*n++
+	return true
+}
+
 func (in *batchInbox[T]) take() (r request[T], ok bool) {
 	if in.next == len(in.batch) {
 		in.mu.Lock()
 		in.batch, in.reqs = in.reqs, in.batch[:0]
-		in.adds = 0
+		in.adds, in.others = 0, 0
 		if in.room != nil {
 			close(in.room)
 			in.room = nil

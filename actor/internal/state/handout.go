@@ -11,7 +11,7 @@ import "github.com/actorq/actorq/actor/internal/order"
 func (q *Queue[T]) Pop(now int64) (item T, p order.Place, ok bool) {
 	item, p, e, ok := q.take(now)
 	if ok {
-		q.proc[item] = e.with(Popped)
+		q.putProc(item, e.with(Popped))
 		q.transit++
 	}
 	return item, p, ok
@@ -33,7 +33,7 @@ func (q *Queue[T]) take(now int64) (item T, p order.Place, e entry, ok bool) {
 		e = q.items[item]
 		p.Prio = q.prioOf(item, e)
 	}
-	q.delete(q.items, item)
+	q.delete(item)
 	return item, p, e, true
 }
 
@@ -47,7 +47,7 @@ func (q *Queue[T]) Received(item T, p order.Place, at int64) {
 	if e&raisedBit != 0 {
 		q.raised--
 	}
-	q.proc[item] = (e &^ raisedBit).with(Processing)
+	q.putProc(item, (e &^ raisedBit).with(Processing))
 	q.m.get(item, q.prioOf(item, e), at)
 }
 
@@ -56,7 +56,7 @@ func (q *Queue[T]) Received(item T, p order.Place, at int64) {
 func (q *Queue[T]) HandOut(now int64) (item T, p order.Place, ok bool) {
 	item, p, e, ok := q.take(now)
 	if ok {
-		q.proc[item] = e.with(Processing)
+		q.putProc(item, e.with(Processing))
 		q.nproc++
 		q.m.get(item, p.Prio, now)
 	}
@@ -69,7 +69,7 @@ func (q *Queue[T]) HandOut(now int64) (item T, p order.Place, ok bool) {
 // first, which undoes their Pops exactly.
 func (q *Queue[T]) Return(item T, p order.Place, now int64) {
 	e := q.proc[item]
-	delete(q.proc, item)
+	q.deleteProc(item)
 	q.transit--
 	ne := e.with(Ready) &^ raisedBit
 	q.items[item] = ne
@@ -90,7 +90,7 @@ func (q *Queue[T]) Done(item T, now int64) {
 		// Every item processing is only that: one delete tells, by the
 		// map's length, whether item was.
 		if n := len(q.proc); n > 0 {
-			delete(q.proc, item)
+			q.deleteProc(item)
 			if len(q.proc) < n {
 				q.finish(item, now)
 			}

@@ -168,11 +168,12 @@ func TestDelayWhileProcessing(t *testing.T) {
 }
 
 // TestMapShrinksAfterBurst: the big map is rebuilt once a burst drains,
-// and the ring goes back to one small buffer, so that a burst leaves no
-// memory behind.
+// and so is proc once a burst handed out together is done, so that a burst
+// leaves no memory behind.
 func TestMapShrinksAfterBurst(t *testing.T) {
+	const n = 100_000
 	q := New(Config[int]{})
-	for i := range 100_000 {
+	for i := range n {
 		q.Add(i, Opts{}, 0)
 	}
 	for {
@@ -185,6 +186,29 @@ func TestMapShrinksAfterBurst(t *testing.T) {
 	q.verify(t)
 	if q.peak > shrinkFloor {
 		t.Fatalf("peak = %d after draining; want the map rebuilt", q.peak)
+	}
+	if q.procPeak != 1 {
+		t.Fatalf("procPeak = %d with one item processing at a time; want 1", q.procPeak)
+	}
+
+	// All handed out before any is done: proc holds the burst.
+	for i := range n {
+		q.Add(i, Opts{}, 0)
+	}
+	for range n {
+		if _, _, ok := q.HandOut(0); !ok {
+			t.Fatal("HandOut() found nothing ready")
+		}
+	}
+	if q.procPeak != n {
+		t.Fatalf("procPeak = %d with the burst processing; want %d", q.procPeak, n)
+	}
+	for i := range n {
+		q.Done(i, 0)
+	}
+	q.verify(t)
+	if q.procPeak > shrinkFloor || len(q.proc) != 0 {
+		t.Fatalf("procPeak = %d, len(proc) = %d after the Dones; want the map rebuilt and empty", q.procPeak, len(q.proc))
 	}
 }
 

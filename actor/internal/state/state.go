@@ -87,7 +87,7 @@ func (e entry) with(st Status) entry { return e&^statusMask | entry(st) }
 // the nearest that does, of the right sign, and Queue.wide has it.
 func (e entry) prio() int { return int(int32(e >> prioShift)) }
 
-// shrinkFloor is the map size below which the item map is never rebuilt.
+// shrinkFloor is the map size below which a map is never rebuilt.
 const shrinkFloor = 1024
 
 // Queue is the state of a queue. Its zero value is not usable: make one
@@ -103,9 +103,10 @@ const shrinkFloor = 1024
 // fairness, the keys of the items it knows; with RequeueAtAdd, the places
 // of items added again while processing or delayed.
 type Queue[T comparable] struct {
-	items map[T]entry // ready and delayed items
-	proc  map[T]entry // popped and processing items (dirty and delayed ones too)
-	peak  int         // largest len(items) since the map was last rebuilt
+	items    map[T]entry // ready and delayed items
+	proc     map[T]entry // popped and processing items (dirty and delayed ones too)
+	peak     int         // largest len(items) since the map was last rebuilt
+	procPeak int         // largest len(proc) since the map was last rebuilt
 
 	order  order.Order[T]
 	fifo   *order.FIFO[T] // order, while it is the default one
@@ -271,9 +272,9 @@ func (q *Queue[T]) set(item T, old, e entry) {
 		q.ndirty++
 	}
 	if e.status().out() {
-		q.proc[item] = e
+		q.putProc(item, e)
 		if old.status() != Absent && !old.status().out() {
-			q.delete(q.items, item)
+			q.delete(item)
 		}
 		return
 	}
@@ -282,7 +283,7 @@ func (q *Queue[T]) set(item T, old, e entry) {
 		q.peak = n
 	}
 	if old.status().out() {
-		delete(q.proc, item)
+		q.deleteProc(item)
 	}
 }
 
@@ -293,9 +294,9 @@ func (q *Queue[T]) forget(item T, e entry) {
 		q.ndirty--
 	}
 	if e.status().out() {
-		delete(q.proc, item)
+		q.deleteProc(item)
 	} else {
-		q.delete(q.items, item)
+		q.delete(item)
 	}
 	if q.keys != nil {
 		delete(q.keys, item)
@@ -305,17 +306,39 @@ func (q *Queue[T]) forget(item T, e entry) {
 	}
 }
 
-// delete deletes item from items and, once the map holds an eighth of its
-// peak, rebuilds it: Go maps never give memory back on their own.
-func (q *Queue[T]) delete(items map[T]entry, item T) {
-	delete(items, item)
-	if q.peak >= shrinkFloor && len(items) <= q.peak/8 {
-		m := make(map[T]entry, 2*len(items))
-		for k, v := range items {
-			m[k] = v
-		}
-		q.items, q.peak = m, len(m)
+// delete deletes item from the big map, and deleteProc from proc; each
+// rebuilds its map once it holds an eighth of its peak: Go maps never give
+// memory back on their own.
+func (q *Queue[T]) delete(item T) {
+	delete(q.items, item)
+	q.items = shrunk(q.items, &q.peak)
+}
+
+// putProc sets item's entry in proc.
+func (q *Queue[T]) putProc(item T, e entry) {
+	q.proc[item] = e
+	if n := len(q.proc); n > q.procPeak {
+		q.procPeak = n
 	}
+}
+
+func (q *Queue[T]) deleteProc(item T) {
+	delete(q.proc, item)
+	q.proc = shrunk(q.proc, &q.procPeak)
+}
+
+// shrunk returns m, or a copy of it in a map of its size if it holds an
+// eighth of peak, its largest size, and resets peak.
+func shrunk[T comparable](m map[T]entry, peak *int) map[T]entry {
+	if *peak < shrinkFloor || len(m) > *peak/8 {
+		return m
+	}
+	c := make(map[T]entry, 2*len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	*peak = len(c)
+	return c
 }
 
 // nextSeq returns a new sequence number: a place after every place given
