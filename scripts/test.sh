@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every module's tests with the race detector: the library module at
 # the root and each nested module (adapter, bench, exporter, ...); then the
-# actor tests that count allocations, without it.
+# actor tests once more with the fast paths off, and those that count
+# allocations without the race detector.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
@@ -9,6 +10,10 @@ for mod in $(find . -name go.mod -not -path '*/testdata/*' -printf '%h\n' | sort
 	echo "== go test -race ./... in $mod"
 	(cd "$mod" && go test -race -count=1 ./...) || status=1
 done
+# The actor tests again with every fast path of the transport off: the
+# reference transport must keep every rule the fast paths keep.
+echo "== ACTORQ_FASTPATHS=off go test -race ./actor/"
+ACTORQ_FASTPATHS=off go test -race -count=1 ./actor/ || status=1
 # Allocation counts mean nothing under the race detector (its sync.Pool
 # drops objects on purpose), so the tests that count them run without it.
 echo "== go test -run Allocs ./actor/ (without -race)"
