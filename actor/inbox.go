@@ -92,3 +92,8 @@ func (in *inbox[T]) woke() {
 		in.batch.woke()
 	}
 }
+
+// took counts a request that the owner received from next in its select:
+// a take like any other, so batches moves on and the lane's claims made
+// before it was sent are seen before it is served.
+func (in *inbox[T]) took() { in.takes++ }

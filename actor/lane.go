@@ -1,7 +1,9 @@
 package actor
 
 import (
+	"cmp"
 	"math/bits"
+	"slices"
 	"sync/atomic"
 
 	"github.com/actorq/actorq/actor/internal/order"
@@ -63,6 +65,7 @@ type lane[T comparable] struct {
 	all       []*slot[T] // every slot made, by index
 	free      []*slot[T]
 	sent      []*slot[T]  // offered, oldest first, not yet seen claimed or taken back (nil: seen out of order)
+	seen      []*slot[T]  // see's scratch: the claims it found
 	base      uint64      // the number of the slot at sent[0]: slots are numbered as offered
 	sends     uint64      // the number of slots offered so far
 	last      order.Place // the place of the item offered last, while sent is not empty
@@ -336,8 +339,11 @@ func (l *lane[T]) giveBack(o *owner[T], sl *slot[T]) {
 }
 
 // see records every claim the consumers have made so far: each sets its
-// slot's bit in claims.
+// slot's bit in claims. The state hears of them in the order the slots
+// were offered (the hand-out order), whatever their indexes, so that the
+// metrics record the hand-outs in that order.
 func (l *lane[T]) see(o *owner[T]) {
+	seen := l.seen[:0]
 	for w := range (len(l.all) + 63) / 64 {
 		if l.claims[w].Load() == 0 {
 			continue
@@ -345,9 +351,17 @@ func (l *lane[T]) see(o *owner[T]) {
 		for x := l.claims[w].Swap(0); x != 0; x &= x - 1 {
 			sl := l.all[w*64+bits.TrailingZeros64(x)]
 			l.sent[sl.num-l.base] = nil
-			l.received(o, sl)
+			seen = append(seen, sl)
 		}
 	}
+	if len(seen) > 1 {
+		slices.SortFunc(seen, func(a, b *slot[T]) int { return cmp.Compare(a.num, b.num) })
+	}
+	for i, sl := range seen {
+		l.received(o, sl)
+		seen[i] = nil
+	}
+	l.seen = seen[:0]
 	l.dropSeen()
 }
 

@@ -77,6 +77,7 @@ func (o *owner[T]) wait() (quit bool) {
 	}
 	select {
 	case r := <-next:
+		o.c.inbox.took()
 		o.unstage()
 		o.serve(r)
 	case <-bell:
