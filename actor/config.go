@@ -1,6 +1,11 @@
 package actor
 
-import "time"
+import (
+	"time"
+
+	"github.com/actorq/actorq/actor/internal/order"
+	"github.com/actorq/actorq/actor/internal/state"
+)
 
 // Config configures a queue. The zero value is a valid configuration: an
 // unnamed FIFO queue on the real clock, with client-go's default controller
@@ -51,6 +56,30 @@ type Config[T comparable] struct {
 	// fairness. It is ignored with a custom Storage.
 	Fairness func(T) []string
 
+	// KeyLimits are the first flow control of fairness keys: caps on the
+	// items of a key processing at once, and weights (see [KeyLimit]).
+	// [Queue.SetKeyLimit] changes them while the queue runs. They need
+	// Fairness: New panics, in the caller's goroutine, if they are set
+	// without it, or if one is not valid ([KeyLimit.Check]). They are
+	// ignored with a custom Storage, as Fairness is.
+	KeyLimits []KeyLimit
+
+	// FairByWorkTime makes fairness share the consumers' time rather than
+	// turns, as Kubernetes' API Priority and Fairness does: each key's
+	// virtual time advances by the processing time of its items (from
+	// hand-out to Done, on the queue's clock) divided by its weight, and
+	// the next item goes to the key with the least virtual time, counting
+	// its items still processing at its recent time per item. A key that
+	// comes back after being idle starts at the current virtual time: it
+	// banks no credit. Choosing a key costs a look at each key with items
+	// ready at its level. It needs Fairness (New panics without it).
+	FairByWorkTime bool
+
+	// KeyMetricsLimit is how many first-level keys get series of their
+	// own in the per-key gauges of a [KeyMetricsProvider]; the others are
+	// summed under "other". Zero means 25.
+	KeyMetricsLimit int
+
 	// StarvationBound, if positive, bounds how long a ready item can be
 	// passed over by items of higher priorities: once an item has waited
 	// that long, it is handed out before every item of a higher priority
@@ -63,15 +92,49 @@ type Config[T comparable] struct {
 	// processed takes its place: RequeueAtDone (client-go's rule, the
 	// default) or RequeueAtAdd (controller-runtime's).
 	//
-	// Fairness, a starvation bound and metrics (a Name with a provider)
-	// cost speed: with any of them, every Get is a round trip to the
-	// owner goroutine, where otherwise it takes an item offered ahead
-	// without waiting (the lane, see the package doc). With RequeueAtAdd,
-	// Get makes that round trip only while an item added again while
+	// Fairness, a starvation bound and metrics by priority (a provider
+	// with NewDepthMetricWithPriority, as controller-runtime's) cost
+	// speed: with any of them, every Get is a round trip to the owner
+	// goroutine, where otherwise it takes an item offered ahead without
+	// waiting (the lane, see the package doc). With RequeueAtAdd, Get
+	// makes that round trip only while an item added again while
 	// processing waits for its Done.
 	Requeue Requeue
 
 	paths *fastPaths // the tests' choice of fast paths; nil: defaultPaths
+}
+
+// KeyLimit is the flow control of one fairness key: the key whose path,
+// outermost first, is Keys ({"tenant-a"} for a first-level key,
+// {"tenant-a", "ns-1"} for a second-level key within it).
+//
+// A key at its cap is passed over by every way of taking items (Get,
+// GetContext, GetBatch, Items) until one of its items is Done; then it
+// takes its turn as usual, at the back of the turns. Items count against
+// the cap of every key on their path from the instant they are handed out
+// (or offered on the items channel) until their Done. Within a key,
+// priorities and first in, first out are unchanged; a key at its cap
+// holds back only its own items, at every priority (the starvation bound
+// too waits for it). Caps hold while the queue runs: once shutdown has
+// begun, Get hands out every item still ready, whatever the caps, and a
+// drain ends once nothing is processing.
+type KeyLimit struct {
+	Keys []string
+	// Cap is the most items of the key processing at once; 0 means no
+	// cap.
+	Cap int
+	// Weight is the key's turns per round of the round-robin (taken in a
+	// row), or with [Config.FairByWorkTime] its share of the work time;
+	// 0 means 1.
+	Weight int
+}
+
+// Check returns an error if l is not a valid limit: no keys, or a Cap or
+// Weight below 0.
+func (l KeyLimit) Check() error { return l.core().Check() }
+
+func (l KeyLimit) core() state.KeyLimit {
+	return state.KeyLimit{Keys: l.Keys, Limit: order.Limit{Cap: l.Cap, Weight: l.Weight}}
 }
 
 // A RateLimiter tells how long an item should wait before it is retried.
@@ -126,4 +189,24 @@ type Storage[T comparable] interface {
 	Len() int
 	// Pop removes and returns the next item to hand out.
 	Pop() T
+}
+
+// flowControl returns the flow control of cfg, a configuration with
+// fairness (or a custom Storage, which ignores it), for the state; it
+// panics if cfg asks for flow control without fairness, or a limit is not
+// valid.
+func flowControl[T comparable](cfg Config[T]) (byWork bool, limits []state.KeyLimit) {
+	if cfg.Fairness == nil {
+		if len(cfg.KeyLimits) > 0 || cfg.FairByWorkTime {
+			panic("actor: Config.KeyLimits and Config.FairByWorkTime need Config.Fairness")
+		}
+		return false, nil
+	}
+	for _, l := range cfg.KeyLimits {
+		if err := l.Check(); err != nil {
+			panic("actor: Config.KeyLimits: " + err.Error())
+		}
+		limits = append(limits, l.core())
+	}
+	return cfg.FairByWorkTime, limits
 }

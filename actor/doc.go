@@ -51,6 +51,23 @@
 // and no fairness pays for none of this: its items are first in, first
 // out.
 //
+// # Flow control per key
+//
+// Fairness stops a big tenant from delaying a small one's items; a cap
+// stops it from occupying every worker. [Config.KeyLimits] and
+// [Queue.SetKeyLimit] give a key (at any level) a cap, the most of its
+// items processing at once, and a weight, its turns per round: a key at
+// its cap is passed over by every way of taking items until one of its
+// items is Done, and a key of weight 3 gets three turns for each of a key
+// of weight 1. [Config.FairByWorkTime] shares the workers' time instead of
+// turns, as Kubernetes' API Priority and Fairness does. These are rules of
+// the queue's state, exact under every other rule (de-duplication, delays,
+// drain and shutdown, metrics); SetKeyLimit is a request to the owner
+// goroutine, so no user code runs there. Caps hold while the queue runs:
+// once shutdown begins, the items still ready are handed out whatever the
+// caps. A [KeyMetricsProvider] shows each busy key's items ready and
+// processing.
+//
 // # Who owns what
 //
 // [New] starts one owner goroutine per queue, the only goroutine actorq
@@ -73,9 +90,9 @@
 // and a Get claims one with a compare-and-swap. A Get never passes over an
 // item that its caller's own earlier add made ready at a higher priority.
 // The lane is off, and every Get asks the owner, with fairness, a
-// starvation bound, metrics, a custom Storage, or once Items was called;
-// with RequeueAtAdd, while an item added again while processing waits for
-// its Done.
+// starvation bound, metrics by priority (controller-runtime's), a custom
+// Storage, or once Items was called; with RequeueAtAdd, while an item
+// added again while processing waits for its Done.
 //
 // The owner goroutine does its last work before ShutDown returns (it is
 // then returning, blocked on nothing), before a ShutDownWithDrain returns
@@ -110,7 +127,7 @@
 //     runs once more after Done (never concurrently, never lost), where
 //     client-go would not rerun it.
 //  9. Additions: Items, GetContext, GetBatch, DoneBatch, and priorities,
-//     fairness and the starvation bound.
+//     fairness, flow control per key and the starvation bound.
 //
 // Also unlike client-go, every call of ShutDownWithDrain returns once
 // nothing is processing (client-go wakes only one of several).

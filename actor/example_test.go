@@ -3,6 +3,7 @@ package actor_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/actorq/actorq/actor"
@@ -118,4 +119,33 @@ func ExampleQueue_GetContext() {
 	// Output:
 	// context canceled
 	// a <nil>
+}
+
+// Flow control per tenant: tenant "big" may hold one worker at a time,
+// and "paid" gets two turns for each of the others'.
+func ExampleKeyLimit() {
+	tenant := func(item string) []string { return []string{item[:strings.IndexByte(item, '/')]} }
+	q := actor.New(actor.Config[string]{
+		Fairness: tenant,
+		KeyLimits: []actor.KeyLimit{
+			{Keys: []string{"big"}, Cap: 1},
+			{Keys: []string{"paid"}, Weight: 2},
+		},
+	})
+	defer q.ShutDown()
+	for _, item := range []string{"big/1", "big/2", "paid/1", "paid/2", "paid/3", "free/1", "free/2"} {
+		q.Add(item)
+	}
+	var got []string
+	for range 6 { // nothing is Done: big stays at its cap after big/1
+		item, _ := q.Get()
+		got = append(got, item)
+	}
+	fmt.Println(got)
+	q.Done("big/1") // big is below its cap again: big/2's turn comes
+	item, _ := q.Get()
+	fmt.Println(item)
+	// Output:
+	// [big/1 paid/1 paid/2 free/1 paid/3 free/2]
+	// big/2
 }

@@ -75,11 +75,36 @@ type PriorityMetricsProvider interface {
 	NewDepthMetricWithPriority(name string) PriorityGaugeMetric
 }
 
+// KeyMetricsProvider is implemented by a [MetricsProvider] that also
+// records, for a queue with fairness, the items ready and the items
+// processing of each first-level key (an item offered on the items
+// channel counts as processing, as it does against a cap). The busiest
+// keys (by ready plus processing; [Config.KeyMetricsLimit] of them, 25 by
+// default) get a series each, and the others are summed under the key
+// "other" (with a real key of that name). A key's series is deleted when
+// it has nothing, or falls out of the busiest. The gauges are refreshed
+// with the unfinished-work gauges: every 500ms of the queue's clock while
+// anything is ready or processing, and once more after.
+type KeyMetricsProvider interface {
+	NewKeyDepthMetric(name string) KeyGaugeMetric
+	NewKeyProcessingMetric(name string) KeyGaugeMetric
+}
+
+// KeyGaugeMetric is a gauge with a key label.
+type KeyGaugeMetric interface {
+	Set(key string, value float64)
+	Delete(key string)
+}
+
 // PriorityGaugeMetric is a gauge by priority that goes up and down by one.
 type PriorityGaugeMetric interface {
 	Inc(priority int)
 	Dec(priority int)
 }
+
+// defaultKeyMetricsLimit is how many keys get series of their own by
+// default, as controller-runtime caps the priorities it labels.
+const defaultKeyMetricsLimit = 25
 
 var global struct {
 	once sync.Once
@@ -104,7 +129,7 @@ func globalProvider() MetricsProvider {
 // newMetrics makes the metrics of a queue, or returns nil when the queue
 // is unnamed or no provider is set. It runs in the caller of New, so a
 // provider that panics there panics in the caller.
-func newMetrics[T comparable](name string, p MetricsProvider) *state.Metrics[T] {
+func newMetrics[T comparable](name string, p MetricsProvider, keyed bool, keyLimit int) *state.Metrics[T] {
 	if name == "" {
 		return nil
 	}
@@ -128,6 +153,13 @@ func newMetrics[T comparable](name string, p MetricsProvider) *state.Metrics[T] 
 	}
 	if pp, ok := p.(PriorityMetricsProvider); ok {
 		s.DepthByPrio = pp.NewDepthMetricWithPriority(name)
+	}
+	if kp, ok := p.(KeyMetricsProvider); ok && keyed {
+		s.KeyDepth, s.KeyProcessing = kp.NewKeyDepthMetric(name), kp.NewKeyProcessingMetric(name)
+		s.KeyLimit = keyLimit
+		if keyLimit <= 0 {
+			s.KeyLimit = defaultKeyMetricsLimit
+		}
 	}
 	return state.NewMetrics[T](s)
 }

@@ -66,15 +66,16 @@ func newOwner[T comparable](cfg Config[T]) *owner[T] {
 		checkItems: mayHoldUnhashable(reflect.TypeFor[T]()),
 		seed:       maphash.MakeSeed(),
 	}
-	m := newMetrics[T](cfg.Name, cfg.MetricsProvider)
+	m := newMetrics[T](cfg.Name, cfg.MetricsProvider, cfg.Fairness != nil && cfg.Storage == nil, cfg.KeyMetricsLimit)
 	sc := state.Config[T]{Metrics: m, Requeue: state.Requeue(cfg.Requeue)}
 	if cfg.Storage != nil {
 		sc.Storage = cfg.Storage
 	} else {
 		sc.Fair, sc.Bound = cfg.Fairness != nil, cfg.StarvationBound
 		c.fairness = cfg.Fairness
+		sc.ByWork, sc.Limits = flowControl(cfg)
 	}
-	c.stamped = m != nil || sc.Bound > 0
+	c.stamped = m != nil || sc.Bound > 0 || sc.ByWork
 	o := &owner[T]{c: c, q: state.New(sc), drain: c.drain, metrics: m != nil}
 	fp := defaultPaths
 	if cfg.paths != nil {
@@ -365,6 +366,33 @@ func (q *Queue[T]) Len() int {
 	n := w.n
 	c.release(w)
 	return n
+}
+
+// SetKeyLimit sets the flow control of the fairness key l.Keys, replacing
+// what it had: a cap of 0 and a weight of 0 (or 1) are the defaults. It
+// takes effect at once: a key below its new cap takes its turn again, and
+// one at or above it is passed over until enough of its items are Done.
+// SetKeyLimit returns once the owner goroutine has applied it. It returns
+// an error, and changes nothing, if l is not valid ([KeyLimit.Check]) or
+// the queue has no fairness. The queue does not keep l.Keys.
+func (q *Queue[T]) SetKeyLimit(l KeyLimit) error {
+	c := q.c
+	if err := l.Check(); err != nil {
+		return err
+	}
+	if c.fairness == nil {
+		return errors.New("actor: SetKeyLimit on a queue without Config.Fairness")
+	}
+	w := c.waiter()
+	w.limit = l.core()
+	r := request[T]{op: opLimit, w: w}
+	if !c.send(r) {
+		c.withRest(func(o *owner[T]) { o.serve(r) })
+	}
+	c.await(w)
+	w.limit = state.KeyLimit{}
+	c.release(w)
+	return nil
 }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.

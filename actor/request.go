@@ -3,6 +3,8 @@ package actor
 import (
 	"math"
 	"sync"
+
+	"github.com/actorq/actorq/actor/internal/state"
 )
 
 // Requests are how callers talk to the owner goroutine: values sent on its
@@ -23,6 +25,7 @@ const (
 	opLen               // answer w with the number of ready items
 	opGet               // hand w up to cap(w.items) ready items, or wait
 	opCancel            // withdraw w, if it is still waiting
+	opLimit             // set the key limit w.limit, and answer w
 )
 
 // adds reports whether requests of kind o add items.
@@ -93,13 +96,14 @@ func (l *itemList[T]) recycle() {
 // holding the state) answers exactly once. Waiters are reused, so a caller
 // must take the answer before it returns its waiter to the pool.
 type waiter[T comparable] struct {
-	items    []T      // opGet: the items handed out, up to cap(items), all processing
-	one      [1]T     // the buffer of a Get
-	prio     int      // opGet: the priority of the first item
-	slot     *slot[T] // opGet of a Get: a lane slot it gives back (lane.go), until the owner takes it
-	n        int      // opLen: the answer
-	shutdown bool     // opGet: nothing was ready and the queue is shutting down
-	canceled bool     // opGet: withdrawn before any item was ready
+	items    []T            // opGet: the items handed out, up to cap(items), all processing
+	one      [1]T           // the buffer of a Get
+	prio     int            // opGet: the priority of the first item
+	slot     *slot[T]       // opGet of a Get: a lane slot it gives back (lane.go), until the owner takes it
+	n        int            // opLen: the answer
+	shutdown bool           // opGet: nothing was ready and the queue is shutting down
+	canceled bool           // opGet: withdrawn before any item was ready
+	limit    state.KeyLimit // opLimit: the limit to set
 	ready    chan struct{}
 }
 

@@ -50,6 +50,9 @@ func (o *owner[T]) serve(r request[T]) {
 		o.serveWaiters()
 	case opCancel:
 		o.cancel(r.w)
+	case opLimit:
+		o.q.SetLimit(r.w.limit)
+		r.w.answer()
 	}
 }
 

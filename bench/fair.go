@@ -35,9 +35,21 @@ var tenantKeys = func() [tenants][]string {
 // one key is its tenant.
 func fairness(i int) []string { return tenantKeys[tenantOf(i)] }
 
+// fairLimits are the flow control of impl=actorqcaps: tenant 0, which
+// owns half the items, may have 4 of them processing at once, and tenants
+// 1 to 9 take 3 turns per round.
+var fairLimits = func() []actor.KeyLimit {
+	limits := []actor.KeyLimit{{Keys: tenantKeys[0], Cap: 4}}
+	for t := 1; t <= 9; t++ {
+		limits = append(limits, actor.KeyLimit{Keys: tenantKeys[t], Weight: 3})
+	}
+	return limits
+}()
+
 // fairImpls are the implementations of BenchmarkPipelineFair: client-go's
-// plain queue (first in, first out, the base) and actorq with fairness
-// across the tenants. controller-runtime's priority queue has no fairness.
+// plain queue (first in, first out, the base), actorq with fairness
+// across the tenants, and with caps and weights too (impl=actorqcaps).
+// controller-runtime's priority queue has no fairness.
 var fairImpls = []impl{
 	{
 		name:     "clientgo",
@@ -46,5 +58,9 @@ var fairImpls = []impl{
 	{
 		name:     "actorq",
 		newQueue: func() queue { return actor.New(actor.Config[int]{Fairness: fairness}) },
+	},
+	{
+		name:     "actorqcaps",
+		newQueue: func() queue { return actor.New(actor.Config[int]{Fairness: fairness, KeyLimits: fairLimits}) },
 	},
 }

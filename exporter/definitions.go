@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,6 +18,8 @@ const (
 	longestRunningKey = "longest_running_processor_seconds"
 	retriesKey        = "retries_total"
 	delayedKey        = "delayed_items"
+	keyDepthKey       = "key_depth"
+	keyProcessingKey  = "key_processing"
 )
 
 // Help texts shared by both flavours.
@@ -26,6 +29,8 @@ const (
 	helpLongest      = "How many seconds has the longest running processor for workqueue been running."
 	helpRetries      = "Total number of retries handled by workqueue"
 	helpDelayed      = "Current number of items waiting on a delay before they are added to workqueue"
+	helpKeyDepth     = "Current number of items ready in workqueue, per first-level fairness key (the busiest keys; the rest under key=\"other\")"
+	helpKeyProc      = "Current number of items being processed from workqueue, per first-level fairness key (the busiest keys; the rest under key=\"other\")"
 )
 
 // flavour is one set of definitions of the seven client-go workqueue
@@ -94,6 +99,8 @@ type collectors struct {
 	longestRunning *prometheus.GaugeVec
 	retries        *prometheus.CounterVec
 	delayed        *prometheus.GaugeVec
+	keyDepth       *prometheus.GaugeVec
+	keyProcessing  *prometheus.GaugeVec
 }
 
 // newCollectors makes, but does not register, the collectors of f.
@@ -118,5 +125,7 @@ func (f flavour) newCollectors() collectors {
 		longestRunning: gauge(longestRunningKey, helpLongest, f.labels),
 		retries:        counter(retriesKey, helpRetries),
 		delayed:        gauge(delayedKey, helpDelayed, f.labels),
+		keyDepth:       gauge(keyDepthKey, helpKeyDepth, append(slices.Clip(f.labels), "key")),
+		keyProcessing:  gauge(keyProcessingKey, helpKeyProc, append(slices.Clip(f.labels), "key")),
 	}
 }

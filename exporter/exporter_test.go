@@ -425,3 +425,53 @@ func TestNilRegistererMeansDefault(t *testing.T) {
 		t.Errorf("registering the same counter again: %v; want AlreadyRegisteredError", err)
 	}
 }
+
+// TestKeyGauges: a queue with fairness shows its items ready and
+// processing per first-level key, the busiest KeyMetricsLimit keys each in
+// a series and the rest under key="other" — the query a dashboard uses to
+// see which tenant holds the workers is
+// topk(5, workqueue_key_processing{name="jobs"}).
+func TestKeyGauges(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		p, err := exporter.New(reg)
+		if err != nil {
+			t.Fatalf("New() error = %v", err)
+		}
+		tenant := func(item string) []string { return []string{item[:1]} }
+		q := actor.New(actor.Config[string]{Name: "jobs", MetricsProvider: p, Fairness: tenant, KeyMetricsLimit: 2})
+		defer q.ShutDown()
+		for _, item := range []string{"a1", "a2", "a3", "b1", "b2", "c1"} {
+			q.Add(item)
+		}
+		get(t, q, "a1")
+		get(t, q, "b1")
+		time.Sleep(500 * time.Millisecond)
+		synctest.Wait() // the owner's refresh at that instant
+		want := `# HELP workqueue_key_depth Current number of items ready in workqueue, per first-level fairness key (the busiest keys; the rest under key="other")
+# TYPE workqueue_key_depth gauge
+workqueue_key_depth{key="a",name="jobs"} 2
+workqueue_key_depth{key="b",name="jobs"} 1
+workqueue_key_depth{key="other",name="jobs"} 1
+# HELP workqueue_key_processing Current number of items being processed from workqueue, per first-level fairness key (the busiest keys; the rest under key="other")
+# TYPE workqueue_key_processing gauge
+workqueue_key_processing{key="a",name="jobs"} 1
+workqueue_key_processing{key="b",name="jobs"} 1
+workqueue_key_processing{key="other",name="jobs"} 0
+`
+		if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "workqueue_key_depth", "workqueue_key_processing"); err != nil {
+			t.Error(err)
+		}
+		q.Done("a1")
+		q.Done("b1")
+		for _, item := range []string{"c1", "a2", "b2", "a3"} {
+			get(t, q, item)
+			q.Done(item)
+		}
+		time.Sleep(500 * time.Millisecond)
+		synctest.Wait() // the owner's refresh at that instant
+		if n, err := testutil.GatherAndCount(reg, "workqueue_key_depth", "workqueue_key_processing"); err != nil || n != 0 {
+			t.Errorf("series after every item was done: %d, %v; want none", n, err)
+		}
+	})
+}

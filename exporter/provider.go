@@ -3,6 +3,7 @@ package exporter
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/actorq/actorq/actor"
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,6 +25,7 @@ type Provider struct {
 var (
 	_ actor.MetricsProvider        = (*Provider)(nil)
 	_ actor.DelayedMetricsProvider = (*Provider)(nil)
+	_ actor.KeyMetricsProvider     = (*Provider)(nil)
 )
 
 // New registers the workqueue metrics in reg, as client-go's standard
@@ -38,8 +40,15 @@ var (
 //	workqueue_longest_running_processor_seconds  gauge      {name}
 //	workqueue_retries_total                      counter    {name}
 //	workqueue_delayed_items                      gauge      {name}
+//	workqueue_key_depth                          gauge      {name, key}
+//	workqueue_key_processing                     gauge      {name, key}
 //
-// The last one is actorq's own: the number of items waiting on a delay.
+// The last three are actorq's own: the number of items waiting on a
+// delay, and for a queue with fairness the items ready and processing per
+// first-level key (see [actor.KeyMetricsProvider]: the busiest keys, the
+// rest summed under key="other"). client-go and controller-runtime have no
+// per-key metrics; the depth cannot take a key label, since one name has
+// one set of labels in a registry.
 // A nil reg means [prometheus.DefaultRegisterer].
 //
 // Where reg already holds an identical collector (an earlier New on the
@@ -56,7 +65,8 @@ func New(reg prometheus.Registerer) (*Provider, error) {
 // ""; its help texts and buckets). Given controller-runtime's
 // metrics.Registry, which already holds those collectors, it records into
 // them, so actorq queues appear next to controller-runtime's own.
-// workqueue_delayed_items gets the labels "name" and "controller".
+// workqueue_delayed_items gets the labels "name" and "controller", and the
+// per-key gauges those and "key".
 func NewControllerRuntime(reg prometheus.Registerer) (*Provider, error) {
 	return newProvider(reg, controllerRuntime)
 }
@@ -75,6 +85,8 @@ func newProvider(reg prometheus.Registerer, f flavour) (*Provider, error) {
 	use(&r, reg, &c.longestRunning)
 	use(&r, reg, &c.retries)
 	use(&r, reg, &c.delayed)
+	use(&r, reg, &c.keyDepth)
+	use(&r, reg, &c.keyProcessing)
 	if r.err != nil {
 		r.undo(reg)
 		return nil, r.err
@@ -163,4 +175,30 @@ func (p *Provider) NewRetriesMetric(name string) actor.CounterMetric {
 // name: how many of its items wait on a delay.
 func (p *Provider) NewDelayedMetric(name string) actor.SettableGaugeMetric {
 	return p.c.delayed.WithLabelValues(p.f.values(name)...)
+}
+
+// NewKeyDepthMetric returns the workqueue_key_depth series of the queue
+// name, by key.
+func (p *Provider) NewKeyDepthMetric(name string) actor.KeyGaugeMetric {
+	return keyGauge{p.c.keyDepth, p.f.values(name)}
+}
+
+// NewKeyProcessingMetric returns the workqueue_key_processing series of
+// the queue name, by key.
+func (p *Provider) NewKeyProcessingMetric(name string) actor.KeyGaugeMetric {
+	return keyGauge{p.c.keyProcessing, p.f.values(name)}
+}
+
+// keyGauge is the series of one queue in a gauge vector with a key label.
+type keyGauge struct {
+	v      *prometheus.GaugeVec
+	values []string // the queue's label values, without the key
+}
+
+func (g keyGauge) Set(key string, v float64) {
+	g.v.WithLabelValues(append(slices.Clip(g.values), key)...).Set(v)
+}
+
+func (g keyGauge) Delete(key string) {
+	g.v.DeleteLabelValues(append(slices.Clip(g.values), key)...)
 }

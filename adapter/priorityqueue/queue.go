@@ -53,6 +53,30 @@ type Config[T comparable] struct {
 	// long, it goes before them (those that have waited longer still go
 	// first). Zero means strict priorities, as in controller-runtime.
 	StarvationBound time.Duration
+
+	// KeyLimits cap the items of a fairness key processing at once (a
+	// key at its cap is passed over until one of its items is Done) and
+	// give keys weights (turns per round); FairByWorkTime shares the
+	// workers' time rather than turns. Both need Fairness; see
+	// actor.KeyLimit and actor.Config.FairByWorkTime. A queue's limits
+	// change while it runs through [KeyLimiter].
+	KeyLimits      []actor.KeyLimit
+	FairByWorkTime bool
+
+	// KeyMetricsLimit is how many first-level keys get series of their
+	// own in the per-key gauges (with a provider that has them, such as
+	// github.com/actorq/actorq/exporter's); 0 means 25.
+	KeyMetricsLimit int
+}
+
+// KeyLimiter is implemented by the queues of this package: SetKeyLimit
+// sets a fairness key's cap and weight while the queue runs, and returns
+// once they are in effect (see actor.Queue.SetKeyLimit). Reach it with a
+// type assertion:
+//
+//	err := q.(priorityqueue.KeyLimiter).SetKeyLimit(actor.KeyLimit{Keys: []string{"tenant-a"}, Cap: 2})
+type KeyLimiter interface {
+	SetKeyLimit(l actor.KeyLimit) error
 }
 
 // New returns a priority queue named name (its metrics' name; an empty
@@ -63,8 +87,10 @@ func New[T comparable](name string, o ...Opt[T]) PriorityQueue[T] {
 	return NewWithConfig(name, Config[T]{}, o...)
 }
 
-// NewWithConfig is [New] with actorq's additions: fairness across keys and
-// a starvation bound.
+// NewWithConfig is [New] with actorq's additions: fairness across keys,
+// with caps and weights, and a starvation bound. It panics, in the
+// caller's goroutine, if cfg has key limits or fairness by work time
+// without Fairness, or a limit that is not valid.
 func NewWithConfig[T comparable](name string, cfg Config[T], o ...Opt[T]) PriorityQueue[T] {
 	opts := &Opts[T]{}
 	for _, f := range o {
@@ -79,6 +105,9 @@ func NewWithConfig[T comparable](name string, cfg Config[T], o ...Opt[T]) Priori
 		MetricsProvider: metricsProvider(name, opts.MetricProvider),
 		Fairness:        cfg.Fairness,
 		StarvationBound: cfg.StarvationBound,
+		KeyLimits:       cfg.KeyLimits,
+		FairByWorkTime:  cfg.FairByWorkTime,
+		KeyMetricsLimit: cfg.KeyMetricsLimit,
 		Requeue:         actor.RequeueAtAdd,
 	})}
 }
@@ -174,6 +203,9 @@ func (q *queue[T]) ShutDownWithDrain() { q.q.ShutDownWithDrain() }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
 func (q *queue[T]) ShuttingDown() bool { return q.q.ShuttingDown() }
+
+// SetKeyLimit implements [KeyLimiter].
+func (q *queue[T]) SetKeyLimit(l actor.KeyLimit) error { return q.q.SetKeyLimit(l) }
 
 // Items implements adapter.Extras.
 func (q *queue[T]) Items() <-chan T { return q.q.Items() }

@@ -1,16 +1,23 @@
 // Command tenants is a worker pool shared by tenants of very different
-// sizes, on an actorq queue with priorities and fair hand-out.
+// sizes, on an actorq queue with priorities, fair hand-out, a cap and a
+// weight.
 //
 // Three tenants start with a backlog from an initial list, added at a low
 // priority as controller-runtime's handlers add the objects of an initial
-// list: "big" has 3,000 keys, "medium" 300 and "small" 30. While the
+// list: "big" has 3,000 keys, "medium" 300 and "small" 30. While the four
 // workers chew through it, fresh events arrive at the default priority.
-// Fairness hands out round-robin across tenants, so the small tenant's
-// keys do not wait behind the big one's; priorities let the fresh events
-// overtake the whole backlog. The program prints, every 300 hand-outs, how
-// much of each tenant is done, checks that the small tenant finished within
-// the first few hundred hand-outs and that every fresh event ran before the
-// backlog was half done, and exits by itself (non-zero if a check fails).
+//
+//   - Fairness hands out round-robin across tenants, so the small tenant's
+//     keys do not wait behind the big one's.
+//   - Priorities let the fresh events overtake the whole backlog.
+//   - The big tenant has a cap of 2: it never holds more than two of the
+//     four workers, however much it has queued.
+//   - The medium tenant has a weight of 3: three turns for each of the
+//     others'.
+//
+// The program prints, every 300 hand-outs, each tenant's items processing
+// and done; it checks each of the four rules above and exits by itself
+// (non-zero if a check fails).
 //
 // Run it with:
 //
@@ -22,7 +29,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/actorq/actorq/actor"
@@ -43,7 +49,13 @@ func main() {
 	// A key is "tenant/namespace/name": fairness goes round-robin across
 	// tenants, then across each tenant's namespaces.
 	fairness := func(key string) []string { return strings.SplitN(key, "/", 3)[:2] }
-	q := actor.New(actor.Config[string]{Fairness: fairness})
+	q := actor.New(actor.Config[string]{
+		Fairness: fairness,
+		KeyLimits: []actor.KeyLimit{
+			{Keys: []string{"big"}, Cap: 2},
+			{Keys: []string{"medium"}, Weight: 3},
+		},
+	})
 
 	total := 0
 	for _, t := range tenants {
@@ -56,13 +68,17 @@ func main() {
 	}
 
 	var (
-		mu        sync.Mutex
-		done      = map[string]int{}
-		handedOut atomic.Int64
-		smallAt   int64 // hand-outs when the small tenant's last key was done
-		freshAt   []int64
-		wg        sync.WaitGroup
+		mu         sync.Mutex
+		handedOut  int
+		processing = map[string]int{}
+		most       = map[string]int{} // the most processing at once
+		done       = map[string]int{}
+		smallAt    int            // hand-outs when the small tenant's last key was done
+		freshAt    []int          // the hand-out of each fresh event
+		whileBoth  map[string]int // hand-outs while medium and big both had keys left
+		wg         sync.WaitGroup
 	)
+	whileBoth = map[string]int{}
 	for range workers {
 		wg.Go(func() {
 			for {
@@ -70,20 +86,34 @@ func main() {
 				if shutdown {
 					return
 				}
-				n := handedOut.Add(1)
-				time.Sleep(work) // reconcile
 				tenant := strings.SplitN(key, "/", 2)[0]
 				mu.Lock()
-				done[tenant]++
-				if tenant == "small" && done[tenant] == tenants[2].keys {
-					smallAt = n
+				handedOut++
+				n := handedOut
+				processing[tenant]++
+				most[tenant] = max(most[tenant], processing[tenant])
+				if done["medium"] < tenants[1].keys-workers && done["big"] < tenants[0].keys-workers {
+					whileBoth[tenant]++
 				}
 				if prio > lowPriority {
 					freshAt = append(freshAt, n)
 				}
 				if n%300 == 0 {
-					fmt.Printf("%5d handed out: big %4d/%d, medium %3d/%d, small %2d/%d\n",
-						n, done["big"], tenants[0].keys, done["medium"], tenants[1].keys, done["small"], tenants[2].keys)
+					fmt.Printf("%5d handed out:", n)
+					for _, t := range tenants {
+						fmt.Printf("  %s %d processing, %4d/%d done", t.name, processing[t.name], done[t.name], t.keys)
+					}
+					fmt.Println()
+				}
+				mu.Unlock()
+
+				time.Sleep(work) // reconcile
+
+				mu.Lock()
+				processing[tenant]--
+				done[tenant]++
+				if tenant == "small" && done[tenant] == tenants[2].keys {
+					smallAt = n
 				}
 				mu.Unlock()
 				q.Done(key)
@@ -91,8 +121,8 @@ func main() {
 		})
 	}
 
-	// Fresh events arrive while the backlog is worked on: a change to one
-	// of the big tenant's objects, at the default priority.
+	// Fresh events arrive while the backlog is worked on: changes to the
+	// big tenant's objects, at the default priority.
 	for i := range 10 {
 		time.Sleep(2 * time.Millisecond)
 		q.Add(fmt.Sprintf("big/ns0/obj%04d", 2900+i))
@@ -104,23 +134,26 @@ func main() {
 	q.ShutDownWithDrain() // waits for the keys being worked on
 	wg.Wait()
 
-	fmt.Printf("done: %d hand-outs for %d keys and 10 fresh events\n", handedOut.Load(), total)
+	fmt.Printf("done: %d hand-outs for %d keys and 10 fresh events\n", handedOut, total)
 	fmt.Printf("the small tenant's %d keys were done by hand-out %d\n", tenants[2].keys, smallAt)
+	fmt.Printf("the most processing at once: big %d (cap 2), medium %d, small %d\n", most["big"], most["medium"], most["small"])
+	fmt.Printf("while medium and big both had keys: medium %d hand-outs, big %d (weights 3 and 1)\n", whileBoth["medium"], whileBoth["big"])
 	ok := true
-	if smallAt == 0 || smallAt > 4*int64(tenants[2].keys) {
-		fmt.Fprintf(os.Stderr, "the small tenant waited too long: done by hand-out %d; want within %d\n", smallAt, 4*tenants[2].keys)
-		ok = false
-	}
-	for _, at := range freshAt {
-		if at > int64(total)/2 {
-			fmt.Fprintf(os.Stderr, "a fresh event ran at hand-out %d, after half the backlog\n", at)
+	check := func(good bool, format string, args ...any) {
+		if !good {
+			fmt.Fprintf(os.Stderr, format+"\n", args...)
 			ok = false
 		}
 	}
-	if len(freshAt) == 0 {
-		fmt.Fprintln(os.Stderr, "no fresh event ran")
-		ok = false
+	check(smallAt > 0 && smallAt <= 6*tenants[2].keys,
+		"the small tenant waited too long: done by hand-out %d; want within %d", smallAt, 6*tenants[2].keys)
+	check(len(freshAt) > 0, "no fresh event ran")
+	for _, at := range freshAt {
+		check(at <= total/2, "a fresh event ran at hand-out %d, after half the backlog", at)
 	}
+	check(most["big"] == 2, "big had %d items processing at once; want 2, its cap", most["big"])
+	check(whileBoth["medium"] >= 2*whileBoth["big"],
+		"medium had %d hand-outs to big's %d while both had keys; want about 3 to 1", whileBoth["medium"], whileBoth["big"])
 	if !ok {
 		os.Exit(1)
 	}

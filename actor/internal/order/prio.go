@@ -52,6 +52,12 @@ type Prio[T comparable] struct {
 	// skewed workload come and go with every item they have.
 	spare      []*band[T]
 	spareNodes []*node[T]
+
+	// Flow control (flow.go): the root of the flows, nil when off.
+	flows      *flow[T]
+	byWork     bool // keys take turns by work time
+	capsOff    bool // shutdown began: nothing is blocked
+	spareFlows []*flow[T]
 }
 
 // deadKey is an item in a container of entries: a leaf, or a band's log.
@@ -113,6 +119,7 @@ func (o *Prio[T]) insert(item T, p Place, front bool) {
 		} else {
 			b = &band[T]{}
 		}
+		b.root.flow = o.flows
 		o.bands[p.Prio] = b
 		o.listBand(p.Prio, b)
 	}
@@ -121,7 +128,7 @@ func (o *Prio[T]) insert(item T, p Place, front bool) {
 	if o.bound > 0 {
 		b.log.push(e) // pushed-back entries too: an older entry for the item may be stale
 	}
-	leaf := o.leaf(&b.root, p.Keys, front)
+	leaf := o.leaf(&b.root, p.Keys)
 	switch {
 	case front && (leaf.fifo.len() == 0 || leaf.fifo.front().seq >= p.Seq):
 		leaf.fifo.pushFront(e)
@@ -135,6 +142,13 @@ func (o *Prio[T]) insert(item T, p Place, front bool) {
 	for x := leaf; x != nil; x = x.parent {
 		x.n++
 	}
+	if front && o.flows != nil {
+		o.moveOut(leaf.flow, -1) // the Pop it undoes counted it out
+		for x := leaf; x.parent != nil; x = x.parent {
+			x.used = x.prevUsed
+		}
+	}
+	o.settle(leaf, front)
 }
 
 // band returns the band of priority prio, nil if it has none.
@@ -192,7 +206,11 @@ func (o *Prio[T]) Pop(now int64) (T, Place) {
 		}
 	}
 	prio, b := o.prios[0], o.top
-	e, keys := o.popNode(&b.root)
+	if o.flows != nil && !o.eligibleBand(b) {
+		prio, b = o.firstEligible()
+	}
+	e, keys, f := o.popNode(&b.root)
+	o.tookOut(f)
 	if o.bound > 0 {
 		o.kill(deadKey[T]{item: e.item, log: b})
 		o.sweepLog(b)
@@ -201,9 +219,41 @@ func (o *Prio[T]) Pop(now int64) (T, Place) {
 	return e.item, Place{Prio: prio, Seq: e.seq, At: e.at, Keys: keys}
 }
 
-// TopPrio returns the highest priority with a ready item. The order must
-// not be empty.
-func (o *Prio[T]) TopPrio() int { return o.prios[0] }
+// Ready reports whether Pop may be called: an item is ready whose keys
+// are not at their caps.
+func (o *Prio[T]) Ready() bool {
+	if o.flows == nil || o.n == 0 {
+		return o.n > 0
+	}
+	_, b := o.firstEligible()
+	return b != nil
+}
+
+// eligibleBand reports whether band b has an item that may be handed out.
+func (o *Prio[T]) eligibleBand(b *band[T]) bool {
+	return b.root.n > 0 && (!b.root.inner || b.root.first != nil)
+}
+
+// firstEligible returns the highest band that has an item that may be
+// handed out, if any.
+func (o *Prio[T]) firstEligible() (int, *band[T]) {
+	for _, prio := range o.prios {
+		if b := o.bands[prio]; o.eligibleBand(b) {
+			return prio, b
+		}
+	}
+	return 0, nil
+}
+
+// TopPrio returns the highest priority with a ready item that may be
+// handed out. Ready must be true.
+func (o *Prio[T]) TopPrio() int {
+	if o.flows != nil {
+		prio, _ := o.firstEligible()
+		return prio
+	}
+	return o.prios[0]
+}
 
 // popped takes the entry just handed out from b, the band of prio, off
 // the count.
@@ -227,7 +277,11 @@ func (o *Prio[T]) popStarving() (item T, p Place, ok bool) {
 		if b.log.len() == 0 {
 			continue
 		}
-		if e := b.log.front(); e.at <= deadline && (best < 0 || e.at < oldest.at || e.at == oldest.at && e.seq < oldest.seq) {
+		e := b.log.front()
+		if o.flows != nil && o.KeysOf != nil && o.pathBlocked(o.KeysOf(e.item)) {
+			continue // its key is at its cap: the priority waits for it
+		}
+		if e.at <= deadline && (best < 0 || e.at < oldest.at || e.at == oldest.at && e.seq < oldest.seq) {
 			best, oldest = i+1, e
 		}
 	}
@@ -241,7 +295,14 @@ func (o *Prio[T]) popStarving() (item T, p Place, ok bool) {
 	if o.KeysOf != nil {
 		keys = o.KeysOf(oldest.item)
 	}
-	o.drop(b, oldest.item, keys) // its leaf entry goes stale
+	if o.flows != nil {
+		f := o.flowOf(keys)
+		o.countOut(f) // before drop, which may let an idle flow go
+		o.drop(b, oldest.item, keys)
+		o.tookOut(f)
+	} else {
+		o.drop(b, oldest.item, keys) // its leaf entry goes stale
+	}
 	o.popped(prio, b)
 	return oldest.item, Place{Prio: prio, Seq: oldest.seq, At: oldest.at, Keys: keys}, true
 }
@@ -301,7 +362,7 @@ func (o *Prio[T]) sweepLog(b *band[T]) {
 // Peek returns the place of the next item, leaving it where it is; now is
 // as for Pop. The order must not be empty.
 func (o *Prio[T]) Peek(now int64) Place {
-	if len(o.dead) > 0 || o.bound > 0 {
+	if len(o.dead) > 0 || o.bound > 0 || o.flows != nil {
 		item, p := o.Pop(now)
 		o.PushFront(item, p)
 		return p

@@ -23,6 +23,13 @@ type node[T comparable] struct {
 	prev, next          *node[T]
 	key                 string
 	active, inner, wide bool
+
+	// With flow control (flow.go): the key's flow, shared with its nodes
+	// in the other bands; the turns it has had in its current turn of the
+	// round (a weight of w gives it w in a row), and as many before its
+	// last pop, which a push back restores.
+	flow           *flow[T]
+	used, prevUsed int
 }
 
 // front returns the next entry of a leaf, live or not.
@@ -33,11 +40,10 @@ func (n *node[T]) front() entry[T] {
 	return n.fifo.front()
 }
 
-// leaf returns the leaf of keys under n, making the nodes on the way, and
-// gives the key at each level its turn: if it had none, behind the turns
-// of its parent's other keys, or at the front if front (an item pushed
-// back gets back the turn its Pop took).
-func (o *Prio[T]) leaf(n *node[T], keys []string, front bool) *node[T] {
+// leaf returns the leaf of keys under n, making the nodes on the way. It
+// gives no turns: the caller counts the entry it adds, then settles the
+// leaf.
+func (o *Prio[T]) leaf(n *node[T], keys []string) *node[T] {
 	x := n
 	for i, k := range keys {
 		if x.children == nil {
@@ -52,12 +58,9 @@ func (o *Prio[T]) leaf(n *node[T], keys []string, front bool) *node[T] {
 			}
 			x.children[k] = c
 			x.wide = x.wide || len(x.children) > wideNode
-		}
-		switch {
-		case front:
-			x.toFront(c)
-		case !c.active:
-			x.toBack(c)
+			if o.flows != nil {
+				o.attach(c, x, k)
+			}
 		}
 		x = c
 	}
@@ -66,13 +69,14 @@ func (o *Prio[T]) leaf(n *node[T], keys []string, front bool) *node[T] {
 
 // drop abandons item's live entry in the leaf of keys in band b: the entry
 // goes stale, and comes off the counts along the path, which removes the
-// nodes left with none.
+// nodes left with none; the lowest node left may no longer take a turn.
 func (o *Prio[T]) drop(b *band[T], item T, keys []string) {
 	x := &b.root
 	for _, k := range keys {
 		x = x.children[k]
 	}
 	o.kill(deadKey[T]{item: item, leaf: x})
+	var left *node[T]
 	for x != nil {
 		x.n--
 		p := x.parent
@@ -81,8 +85,13 @@ func (o *Prio[T]) drop(b *band[T], item T, keys []string) {
 			p.unlink(x)
 			delete(p.children, x.key)
 			o.freeNode(x)
+		} else if left == nil {
+			left = x
 		}
 		x = p
+	}
+	if o.flows != nil && left != nil {
+		o.settle(left, false)
 	}
 }
 
@@ -124,6 +133,9 @@ func (o *Prio[T]) freeNode(x *node[T]) {
 	if len(o.spareNodes) == maxSpareNodes {
 		return
 	}
+	if x.flow != nil {
+		o.detach(x)
+	}
 	x.emptied()
 	buf, late := x.fifo.buf, x.late
 	if len(buf) > spareRing {
@@ -145,25 +157,38 @@ func (n *node[T]) emptied() {
 	}
 }
 
-// popNode takes the next live entry under n (whose count must be
-// positive), and returns it with its leaf's keys: round-robin across
-// children, sequence order within a leaf.
-func (o *Prio[T]) popNode(n *node[T]) (entry[T], []string) {
+// popNode takes the next live entry under n (which must be eligible),
+// and returns it with its leaf's keys and flow: round-robin across
+// children (a child of weight w takes w turns in a row), or by work time,
+// and sequence order within a leaf. It counts the entry out of its keys
+// (countOut); the caller blocks the keys that reached their caps in the
+// other bands (tookOut).
+func (o *Prio[T]) popNode(n *node[T]) (entry[T], []string, *flow[T]) {
 	if n.inner {
 		c := n.first
-		e, keys := o.popNode(c)
+		if o.byWork {
+			c = o.pickByWork(n)
+		}
+		e, keys, f := o.popNode(c)
 		n.n--
-		n.unlink(c)
-		if c.n > 0 {
-			n.toBack(c) // its turn is over
-		} else {
+		c.prevUsed = c.used
+		c.used++
+		switch {
+		case c.n == 0:
+			n.unlink(c)
 			delete(n.children, c.key)
 			o.freeNode(c)
+		case !o.eligible(c):
+			n.unlink(c)
+			c.used = 0
+		case o.byWork || c.used >= c.weight():
+			c.used = 0
+			n.toBack(c) // its turn is over
 		}
 		if n.n == 0 {
 			n.emptied()
 		}
-		return e, keys
+		return e, keys, f
 	}
 	for {
 		var e entry[T]
@@ -177,7 +202,8 @@ func (o *Prio[T]) popNode(n *node[T]) (entry[T], []string) {
 			if n.n == 0 {
 				o.discard(n) // the stale rest
 			}
-			return e, n.path
+			o.countOut(n.flow)
+			return e, n.path, n.flow
 		}
 	}
 }

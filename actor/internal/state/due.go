@@ -95,6 +95,7 @@ func (q *Queue[T]) Drain() {
 		q.phase = Draining
 	}
 	q.dropDelays()
+	q.capsOff()
 }
 
 // End is the end of the owner goroutine: adds do nothing and delays are
@@ -103,6 +104,7 @@ func (q *Queue[T]) Drain() {
 func (q *Queue[T]) End() {
 	q.phase = Ended
 	q.dropDelays()
+	q.capsOff()
 }
 
 // dropDelays forgets every pending delay.

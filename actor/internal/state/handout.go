@@ -20,7 +20,7 @@ func (q *Queue[T]) Pop(now int64) (item T, p order.Place, ok bool) {
 // take takes the next ready item out of the order and the big map, and
 // returns it with its place and entry.
 func (q *Queue[T]) take(now int64) (item T, p order.Place, e entry, ok bool) {
-	if q.order.Len() == 0 {
+	if !q.ready() {
 		return item, p, 0, false
 	}
 	item, p = q.order.Pop(now)
@@ -49,6 +49,7 @@ func (q *Queue[T]) Received(item T, p order.Place, at int64) {
 	}
 	q.putProc(item, (e &^ raisedBit).with(Processing))
 	q.m.get(item, q.prioOf(item, e), at)
+	q.startWork(item, at)
 }
 
 // HandOut is Pop and Received at once, for a consumer that receives the
@@ -59,6 +60,7 @@ func (q *Queue[T]) HandOut(now int64) (item T, p order.Place, ok bool) {
 		q.putProc(item, e.with(Processing))
 		q.nproc++
 		q.m.get(item, p.Prio, now)
+		q.startWork(item, now)
 	}
 	return item, p, ok
 }
@@ -75,10 +77,13 @@ func (q *Queue[T]) Return(item T, p order.Place, now int64) {
 	q.items[item] = ne
 	if e&raisedBit != 0 {
 		q.raised--
+		if q.prio != nil {
+			q.prio.Returned(p.Keys) // no longer out; placed anew
+		}
 		q.enqueue(item, ne, q.nextSeq(), now)
 		return
 	}
-	q.order.PushFront(item, p)
+	q.order.PushFront(item, p) // no longer out, with its turns back
 }
 
 // Done ends item's processing, at instant now. An item added again
@@ -124,4 +129,7 @@ func (q *Queue[T]) Done(item T, now int64) {
 func (q *Queue[T]) finish(item T, now int64) {
 	q.nproc--
 	q.m.done(item, now)
+	if q.keys != nil {
+		q.endWork(item, now)
+	}
 }

@@ -1,6 +1,13 @@
 package state
 
-import "time"
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/actorq/actorq/actor/internal/order"
+)
 
 // The metric kinds have the method sets of actor's (and client-go's).
 type (
@@ -29,7 +36,23 @@ type MetricSet struct {
 	LongestRunning SettableGauge
 	Retries        Counter
 	Delayed        SettableGauge
+
+	// With fairness: the items ready and the items out (popped or
+	// processing) of each first-level key, refreshed with the unfinished
+	// work. The KeyLimit busiest keys (by ready plus out) get a series
+	// each; the others are summed under OtherKey.
+	KeyDepth, KeyProcessing KeyGauge
+	KeyLimit                int
 }
+
+// KeyGauge is a gauge with a key label.
+type KeyGauge interface {
+	Set(key string, v float64)
+	Delete(key string)
+}
+
+// OtherKey is the key under which the keys beyond KeyLimit are summed.
+const OtherKey = "other"
 
 // UpdatePeriod is how often the unfinished-work gauges are refreshed while
 // items are processing (client-go's unfinishedWorkUpdatePeriod).
@@ -65,6 +88,11 @@ type Metrics[T comparable] struct {
 	// refresh, as it was in client-go; so is a hand-out stamped before it.
 	refreshedAt    int64
 	total, longest float64
+
+	// Per-key gauges: the keys counted at the last refresh, and those
+	// with a series now (and before it).
+	keyBuf     []order.KeyCount
+	shown, was map[string]bool
 }
 
 // NewMetrics returns the bookkeeping of the metrics in s.
@@ -81,6 +109,9 @@ func seconds(ns int64) float64 { return time.Duration(ns).Seconds() }
 func (m *Metrics[T]) add(item T, prio int, at int64) {
 	if m == nil {
 		return
+	}
+	if m.keyed() && !m.owed {
+		m.owe(at) // the key gauges show ready items too
 	}
 	inc(m.s.Adds)
 	m.depthInc(prio)
@@ -102,8 +133,7 @@ func (m *Metrics[T]) get(item T, prio int, at int64) {
 	if !m.owed {
 		// The first processing since the gauges were last refreshed: the
 		// next refresh is client-go's next tick after the hand-out.
-		m.owed = true
-		m.next = (at/int64(UpdatePeriod) + 1) * int64(UpdatePeriod)
+		m.owe(at)
 	}
 	m.startTimes[item] = at
 	if at < m.refreshedAt {
@@ -194,8 +224,89 @@ func (q *Queue[T]) Refresh(now int64) (next int64, ok bool) {
 		m.updateUnfinished(now)
 		m.next = (now/int64(UpdatePeriod) + 1) * int64(UpdatePeriod)
 		m.owed = len(m.startTimes) > 0
+		if m.keyed() {
+			q.updateKeys()
+			m.owed = m.owed || q.order.Len()+q.transit > 0
+		}
 	}
 	return m.next, m.owed
+}
+
+// owe schedules a refresh at client-go's next tick after at.
+func (m *Metrics[T]) owe(at int64) {
+	m.owed = true
+	m.next = (at/int64(UpdatePeriod) + 1) * int64(UpdatePeriod)
+}
+
+// keyed reports whether m records per-key gauges.
+func (m *Metrics[T]) keyed() bool { return m.s.KeyDepth != nil || m.s.KeyProcessing != nil }
+
+// updateKeys sets the per-key gauges: a series for each of the busiest
+// keys, the sum of the others under OtherKey, and deletes the series of
+// keys that have none now.
+func (q *Queue[T]) updateKeys() {
+	m := q.m
+	if q.prio == nil || q.keys == nil {
+		return
+	}
+	m.keyBuf = m.keyBuf[:0]
+	q.prio.KeyCounts(func(c order.KeyCount) { m.keyBuf = append(m.keyBuf, c) })
+	keys := m.keyBuf
+	limit := m.s.KeyLimit
+	if len(keys) > limit {
+		slices.SortFunc(keys, func(a, b order.KeyCount) int {
+			if c := cmp.Compare(b.Ready+b.Out, a.Ready+a.Out); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Key, b.Key)
+		})
+	}
+	if m.shown == nil {
+		m.shown, m.was = map[string]bool{}, map[string]bool{}
+	}
+	m.shown, m.was = m.was, m.shown
+	clear(m.shown)
+	var other order.KeyCount
+	for i, c := range keys {
+		if i >= limit {
+			other.Ready += c.Ready
+			other.Out += c.Out
+			continue
+		}
+		m.setKey(c.Key, c.Ready, c.Out)
+	}
+	if len(keys) > limit {
+		m.setKey(OtherKey, other.Ready, other.Out)
+	}
+	for k := range m.was {
+		if !m.shown[k] {
+			deleteKey(m.s.KeyDepth, k)
+			deleteKey(m.s.KeyProcessing, k)
+		}
+	}
+}
+
+func (m *Metrics[T]) setKey(key string, ready, out int) {
+	m.shown[key] = true
+	if g := m.s.KeyDepth; g != nil {
+		func() {
+			defer recoverMetric()
+			g.Set(key, float64(ready))
+		}()
+	}
+	if g := m.s.KeyProcessing; g != nil {
+		func() {
+			defer recoverMetric()
+			g.Set(key, float64(out))
+		}()
+	}
+}
+
+func deleteKey(g KeyGauge, key string) {
+	if g != nil {
+		defer recoverMetric()
+		g.Delete(key)
+	}
 }
 
 // updateUnfinished sets the unfinished-work gauges at now.

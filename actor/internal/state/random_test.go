@@ -18,8 +18,10 @@ import (
 // own keys. With fickle keys, each add carries random keys for its item,
 // as a Fairness function that breaks its contract would: the queue keeps
 // the keys of an item's first add, and the invariants hold all the same.
+// With caps (and weights), keys at both levels start with limits that
+// random steps change; with work time, keys take turns by work time.
 func TestRandom(t *testing.T) {
-	for _, keys := range []string{"none", "fair", "fickle"} {
+	for _, keys := range []string{"none", "fair", "fickle", "caps", "work"} {
 		for _, bound := range []time.Duration{0, 3} {
 			for _, requeue := range []Requeue{RequeueAtDone, RequeueAtAdd} {
 				t.Run(fmt.Sprintf("keys=%s/bound=%d/requeue=%d", keys, bound, requeue), func(t *testing.T) {
@@ -33,6 +35,14 @@ func TestRandom(t *testing.T) {
 func testRandom(t *testing.T, keys string, bound time.Duration, requeue Requeue) {
 	r := rand.New(rand.NewPCG(3, uint64(bound)))
 	fair, fickle := keys != "none", keys == "fickle"
+	capped := keys == "caps" || keys == "work"
+	randomLimit := func() KeyLimit {
+		path := []string{fmt.Sprint("t", r.IntN(3))}
+		if r.IntN(2) == 0 {
+			path = append(path, fmt.Sprint("n", r.IntN(2)))
+		}
+		return KeyLimit{Keys: path, Limit: order.Limit{Cap: r.IntN(3), Weight: r.IntN(4)}}
+	}
 	keysOf := func(k int) []string {
 		switch {
 		case !fair:
@@ -42,7 +52,15 @@ func testRandom(t *testing.T, keys string, bound time.Duration, requeue Requeue)
 		}
 		return []string{fmt.Sprint("t", k%3), fmt.Sprint("n", k%2)}
 	}
-	q := New(Config[int]{Fair: fair, Bound: bound, Requeue: requeue})
+	cfg := Config[int]{Fair: fair, Bound: bound, Requeue: requeue, ByWork: keys == "work"}
+	if capped {
+		cfg.Limits = []KeyLimit{
+			{Keys: []string{"t0"}, Limit: order.Limit{Cap: 1}},
+			{Keys: []string{"t1"}, Limit: order.Limit{Cap: 2, Weight: 3}},
+			{Keys: []string{"t2", "n1"}, Limit: order.Limit{Cap: 1, Weight: 2}},
+		}
+	}
+	q := New(cfg)
 	firstKeys := map[int][]string{} // the keys an item's first add carried, while the queue knows it
 	type popped struct {
 		item int
@@ -53,6 +71,7 @@ func testRandom(t *testing.T, keys string, bound time.Duration, requeue Requeue)
 		processing []int
 		inTransit  []popped
 		handedOut  int
+		held       int // Pops that found only items held back by caps
 	)
 	checkKeys := func(step, item int, p order.Place) {
 		t.Helper()
@@ -92,6 +111,8 @@ func testRandom(t *testing.T, keys string, bound time.Duration, requeue Requeue)
 			q.Add(k, o, now)
 		case op == 3:
 			q.AddAt(k, now+int64(r.IntN(5)), o, now)
+		case op == 4 && capped && r.IntN(4) == 0:
+			q.SetLimit(randomLimit())
 		case op == 4:
 			now++
 			q.Due(now)
@@ -99,6 +120,8 @@ func testRandom(t *testing.T, keys string, bound time.Duration, requeue Requeue)
 			if item, p, ok := q.Pop(now); ok {
 				checkKeys(step, item, p)
 				inTransit = append(inTransit, popped{item, p})
+			} else if q.order.Len() > 0 {
+				held++ // every key with items ready is at a cap
 			}
 		case op >= 8 && len(processing) > 0:
 			i := r.IntN(len(processing))
@@ -121,6 +144,9 @@ func testRandom(t *testing.T, keys string, bound time.Duration, requeue Requeue)
 		if got, want := q.Len()-q.transit, q.order.Len(); requeue == RequeueAtDone && got != want {
 			t.Fatalf("step %d: Len() = %d with %d in transit; the order holds %d", step, q.Len(), q.transit, want)
 		}
+	}
+	if capped != (held > 0) {
+		t.Fatalf("%d Pops found only items held back by caps; want some with caps, none without", held)
 	}
 	if handedOut < 1500 {
 		t.Fatalf("%d items handed out in 20,000 steps; want at least 1,500", handedOut)
@@ -216,7 +242,12 @@ func TestMapShrinksAfterBurst(t *testing.T) {
 // allocates nothing once warm.
 func TestSteadyStateAllocs(t *testing.T) {
 	keys := [][]string{{"a", "x"}, {"b", "y"}, {"c", "z"}}
-	for _, cfg := range []Config[int]{{}, {Requeue: RequeueAtAdd}, {Fair: true}} {
+	limits := []KeyLimit{
+		{Keys: []string{"a"}, Limit: order.Limit{Cap: 1}},
+		{Keys: []string{"b"}, Limit: order.Limit{Weight: 3}},
+		{Keys: []string{"c", "z"}, Limit: order.Limit{Cap: 2, Weight: 2}},
+	}
+	for _, cfg := range []Config[int]{{}, {Requeue: RequeueAtAdd}, {Fair: true}, {Fair: true, Limits: limits}, {Fair: true, ByWork: true}} {
 		q := New(cfg)
 		round := func() {
 			for i := range 100 {

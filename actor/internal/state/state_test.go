@@ -83,6 +83,22 @@ func (q *Queue[T]) verify(t *testing.T) {
 			t.Fatalf("item %v: keys kept for an item the queue does not know", item)
 		}
 	}
+	if q.keys != nil {
+		var out [][]string
+		for item, e := range q.proc {
+			if e.status().out() {
+				out = append(out, q.keys[item])
+			}
+		}
+		if err := q.prio.CheckFlows(out); err != nil {
+			t.Fatal(err)
+		}
+		for item := range q.started {
+			if !q.Status(item).processing() {
+				t.Fatalf("item %v: a work start, but %v", item, q.Status(item))
+			}
+		}
+	}
 	if q.m != nil {
 		for item := range q.m.startTimes {
 			if !q.Status(item).processing() {

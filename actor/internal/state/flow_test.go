@@ -1,0 +1,422 @@
+package state
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/actorq/actorq/actor/internal/order"
+)
+
+// flowModel is a sequential model of fair hand-out with caps and weights,
+// over one level of keys and one priority, written as plainly as
+// possible: each key's ready items in a list, the keys that may take a
+// turn in another, in the order of their turns.
+type flowModel struct {
+	keyOf      func(int) string
+	ready      map[string][]int
+	turns      []string // keys with items ready and below their caps
+	used       map[string]int
+	out        map[string]int
+	cap        map[string]int
+	weight     map[string]int
+	processing map[int]bool
+	dirty      map[int]bool
+	shut       bool
+}
+
+func newFlowModel(keyOf func(int) string) *flowModel {
+	return &flowModel{
+		keyOf: keyOf, ready: map[string][]int{}, used: map[string]int{}, out: map[string]int{},
+		cap: map[string]int{}, weight: map[string]int{}, processing: map[int]bool{}, dirty: map[int]bool{},
+	}
+}
+
+func (m *flowModel) eligible(key string) bool {
+	return len(m.ready[key]) > 0 && (m.shut || m.cap[key] == 0 || m.out[key] < m.cap[key])
+}
+
+// fix puts key in the turns, at the back, or takes it out, as it may take
+// a turn or not; its turn starts over either way.
+func (m *flowModel) fix(key string) {
+	in := slices.Contains(m.turns, key)
+	switch {
+	case m.eligible(key) && !in:
+		m.turns = append(m.turns, key)
+		m.used[key] = 0
+	case !m.eligible(key) && in:
+		m.turns = slices.DeleteFunc(m.turns, func(k string) bool { return k == key })
+		m.used[key] = 0
+	}
+}
+
+func (m *flowModel) add(k int) {
+	key := m.keyOf(k)
+	switch {
+	case m.shut, slices.Contains(m.ready[key], k), m.dirty[k]:
+	case m.processing[k]:
+		m.dirty[k] = true
+	default:
+		m.ready[key] = append(m.ready[key], k)
+		m.fix(key)
+	}
+}
+
+func (m *flowModel) get() (int, bool) {
+	if len(m.turns) == 0 {
+		return 0, false
+	}
+	key := m.turns[0]
+	k := m.ready[key][0]
+	m.ready[key] = m.ready[key][1:]
+	m.processing[k] = true
+	m.out[key]++
+	m.used[key]++
+	w := max(m.weight[key], 1)
+	switch {
+	case !m.eligible(key):
+		m.fix(key)
+	case m.used[key] >= w:
+		m.turns = append(m.turns[1:], key)
+		m.used[key] = 0
+	}
+	return k, true
+}
+
+// popReturn is a pop undone: nothing changes, but a key whose one ready
+// item it was starts its turn over.
+func (m *flowModel) popReturn() {
+	if len(m.turns) > 0 && len(m.ready[m.turns[0]]) == 1 {
+		m.used[m.turns[0]] = 0
+	}
+}
+
+func (m *flowModel) done(k int) {
+	if !m.processing[k] {
+		return
+	}
+	key := m.keyOf(k)
+	delete(m.processing, k)
+	m.out[key]--
+	m.fix(key)
+	if m.dirty[k] {
+		delete(m.dirty, k)
+		m.ready[key] = append(m.ready[key], k)
+		m.fix(key)
+	}
+}
+
+func (m *flowModel) setLimit(key string, cap, weight int) {
+	m.cap[key], m.weight[key] = cap, weight
+	m.fix(key)
+}
+
+func (m *flowModel) drain() {
+	m.shut = true
+	for _, key := range slices.Sorted(func(yield func(string) bool) {
+		for k := range m.ready {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		m.fix(key)
+	}
+}
+
+func (m *flowModel) len() int {
+	n := 0
+	for _, r := range m.ready {
+		n += len(r)
+	}
+	return n
+}
+
+// FuzzFlows drives random sequences of Add, HandOut, Pop and Return,
+// Done, SetLimit (caps of 0 to 2, weights of 0 to 3) and Drain against a
+// fair queue and the model in lockstep, and compares every item handed
+// out and Len after every step; the queue's invariants, the flows' among
+// them, are checked after every step.
+func FuzzFlows(f *testing.F) {
+	f.Add([]byte{5, 1, 0, 0, 0, 1, 0, 2, 0, 3, 2, 0, 2, 0, 2, 0, 3, 0, 2, 0})
+	f.Add([]byte{5, 13, 0, 0, 0, 3, 0, 6, 0, 1, 2, 0, 2, 0, 2, 0, 2, 0, 3, 3, 2, 0})
+	f.Add([]byte{5, 2, 5, 7, 0, 0, 0, 1, 0, 2, 0, 4, 0, 5, 2, 0, 4, 0, 2, 0, 6, 0, 2, 0, 2, 0})
+	keys := []string{"a", "b", "c"}
+	keyOf := func(k int) string { return keys[k%3] }
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		q := New(Config[int]{Fair: true})
+		m := newFlowModel(keyOf)
+		for i := 0; i+1 < len(ops); i += 2 {
+			op, arg := ops[i]%7, int(ops[i+1])
+			k := arg % 9
+			switch op {
+			case 0, 1:
+				q.Add(k, Opts{Keys: []string{keyOf(k)}}, 0)
+				m.add(k)
+			case 2:
+				want, ok := m.get()
+				got, _, gotOK := q.HandOut(0)
+				if ok != gotOK || got != want {
+					t.Fatalf("op %d: HandOut() = %d, %v; want %d, %v", i/2, got, gotOK, want, ok)
+				}
+			case 3:
+				q.Done(k, 0)
+				m.done(k)
+			case 4:
+				if item, p, ok := q.Pop(0); ok {
+					m.popReturn()
+					q.Return(item, p, 0)
+				}
+			case 5:
+				key, cap, weight := keys[arg%3], arg/3%3, arg/9%4
+				q.SetLimit(KeyLimit{Keys: []string{key}, Limit: order.Limit{Cap: cap, Weight: weight}})
+				m.setLimit(key, cap, weight)
+			case 6:
+				if arg%8 == 0 {
+					q.Drain()
+					m.drain()
+				}
+			}
+			q.verify(t)
+			if got, want := q.Len(), m.len(); got != want {
+				t.Fatalf("op %d (%d %d): Len() = %d; want %d", i/2, op, arg, got, want)
+			}
+		}
+	})
+}
+
+// TestCapsAndWeights: exact hand-out orders of caps and weights, and of
+// their changes.
+func TestCapsAndWeights(t *testing.T) {
+	keyOf := func(k int) []string { return []string{string(rune('a' + k/10))} } // 0-9: a, 10-19: b, 20-29: c
+	type step struct {
+		done  []int      // Done of these first
+		limit []KeyLimit // then these limits
+		want  []int      // then hand-outs, -1 for none
+	}
+	lim := func(key string, cap, weight int) KeyLimit {
+		return KeyLimit{Keys: []string{key}, Limit: order.Limit{Cap: cap, Weight: weight}}
+	}
+	tests := []struct {
+		name   string
+		limits []KeyLimit
+		items  []int
+		steps  []step
+	}{
+		{"turns", nil, []int{0, 1, 2, 10, 11, 20}, []step{{want: []int{0, 10, 20, 1, 11, 2, -1}}}},
+		{"weight 3", []KeyLimit{lim("a", 0, 3)}, []int{0, 1, 2, 3, 4, 10, 11, 12},
+			[]step{{want: []int{0, 1, 2, 10, 3, 4, 11, 12, -1}}}},
+		{"weights 2 and 3", []KeyLimit{lim("a", 0, 2), lim("b", 0, 3)}, []int{0, 1, 2, 3, 10, 11, 12, 13, 14, 20},
+			[]step{{want: []int{0, 1, 10, 11, 12, 20, 2, 3, 13, 14, -1}}}},
+		{"cap 1 passes over", []KeyLimit{lim("a", 1, 0)}, []int{0, 1, 2, 10, 11},
+			[]step{
+				{want: []int{0, 10, 11, -1}},
+				{done: []int{0}, want: []int{1, -1}}, // back below its cap: its turn
+				{done: []int{10, 1}, want: []int{2, -1}},
+			}},
+		{"cap 2 with weight 3", []KeyLimit{lim("a", 2, 3)}, []int{0, 1, 2, 3, 10, 11},
+			[]step{
+				{want: []int{0, 1, 10, 11, -1}},
+				{done: []int{1}, want: []int{2, -1}},
+			}},
+		{"cap raised at run time", []KeyLimit{lim("a", 1, 0)}, []int{0, 1, 2, 10},
+			[]step{
+				{want: []int{0, 10, -1}},
+				{limit: []KeyLimit{lim("a", 3, 0)}, want: []int{1, 2, -1}},
+			}},
+		{"cap lowered at run time", nil, []int{0, 1, 2, 3, 10, 11, 12},
+			[]step{
+				{want: []int{0, 10, 1}},
+				{limit: []KeyLimit{lim("a", 1, 0)}, want: []int{11, 12, -1}}, // a holds 2: passed over
+				{done: []int{0}, want: []int{-1}},                            // still 1 out: at its cap
+				{done: []int{1}, want: []int{2, -1}},
+			}},
+		{"a cap on the whole tree's first level key spans its items", []KeyLimit{lim("b", 2, 0)}, []int{10, 11, 12, 13},
+			[]step{{want: []int{10, 11, -1}}, {done: []int{10, 11}, want: []int{12, 13, -1}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := New(Config[int]{Fair: true, Limits: tt.limits})
+			for _, k := range tt.items {
+				q.Add(k, Opts{Keys: keyOf(k)}, 0)
+			}
+			for i, s := range tt.steps {
+				for _, k := range s.done {
+					q.Done(k, 0)
+				}
+				for _, l := range s.limit {
+					q.SetLimit(l)
+				}
+				var got []int
+				for range s.want {
+					item, _, ok := q.HandOut(0)
+					if !ok {
+						item = -1
+					}
+					got = append(got, item)
+					if !ok {
+						break
+					}
+				}
+				if !slices.Equal(got, s.want) {
+					t.Fatalf("step %d: hand-outs %v; want %v", i, got, s.want)
+				}
+				q.verify(t)
+			}
+		})
+	}
+}
+
+// TestCapsAtShutdown: once a drain begins, the items of keys at their
+// caps are handed out too, in the order of the keys' paths.
+func TestCapsAtShutdown(t *testing.T) {
+	q := New(Config[int]{Fair: true, Limits: []KeyLimit{
+		{Keys: []string{"a"}, Limit: order.Limit{Cap: 1}},
+		{Keys: []string{"b"}, Limit: order.Limit{Cap: 1}},
+	}})
+	for _, k := range []int{1, 2, 3, 4, 5} {
+		key := "b"
+		if k%2 == 1 {
+			key = "a"
+		}
+		q.Add(k, Opts{Keys: []string{key}}, 0)
+	}
+	for _, want := range []int{1, 2} {
+		if item, _, _ := q.HandOut(0); item != want {
+			t.Fatalf("HandOut() = %d; want %d", item, want)
+		}
+	}
+	if _, _, ok := q.HandOut(0); ok {
+		t.Fatal("HandOut() handed out an item of a key at its cap")
+	}
+	q.Drain()
+	var got []int
+	for {
+		item, _, ok := q.HandOut(0)
+		if !ok {
+			break
+		}
+		got = append(got, item)
+	}
+	if want := []int{3, 4, 5}; !slices.Equal(got, want) {
+		t.Fatalf("hand-outs after Drain = %v; want %v", got, want)
+	}
+	q.verify(t)
+}
+
+// TestCapTransitions: every event on a key at its cap. a has a cap of 1
+// and a1 processing, a2 ready (held back); b1 of b is ready. Each row is
+// an event, then the hand-outs that follow until none (-1), and Len
+// before them.
+func TestCapTransitions(t *testing.T) {
+	opts := func(item string) Opts { return Opts{Keys: []string{item[:1]}} }
+	rows := []struct {
+		event string
+		do    func(q *Queue[string])
+		len   int
+		want  []string
+	}{
+		{"nothing", func(q *Queue[string]) {}, 2, []string{"b1"}},
+		{"add a3", func(q *Queue[string]) { q.Add("a3", opts("a3"), 0) }, 3, []string{"b1"}},
+		{"add a1 (dirty)", func(q *Queue[string]) { q.Add("a1", opts("a1"), 0) }, 2, []string{"b1"}},
+		{"done a1", func(q *Queue[string]) { q.Done("a1", 0) }, 2, []string{"b1", "a2"}},
+		{"add a1, done a1", func(q *Queue[string]) { q.Add("a1", opts("a1"), 0); q.Done("a1", 0) }, 3, []string{"b1", "a2"}},
+		{"delayed a3 due", func(q *Queue[string]) { q.AddAt("a3", 5, opts("a3"), 0); q.Due(5) }, 3, []string{"b1"}},
+		{"done b1 (not processing)", func(q *Queue[string]) { q.Done("b1", 0) }, 2, []string{"b1"}},
+		{"pop, return", func(q *Queue[string]) {
+			item, p, _ := q.Pop(0)
+			q.Return(item, p, 0)
+		}, 2, []string{"b1"}},
+		{"cap 2", func(q *Queue[string]) { q.SetLimit(capOf("a", 2)) }, 2, []string{"b1", "a2"}},
+		{"cap 0 (none)", func(q *Queue[string]) { q.SetLimit(capOf("a", 0)) }, 2, []string{"b1", "a2"}},
+		{"cap 1 on b", func(q *Queue[string]) { q.SetLimit(capOf("b", 1)) }, 2, []string{"b1"}},
+		{"drain", func(q *Queue[string]) { q.Drain() }, 2, []string{"b1", "a2"}},
+	}
+	for _, row := range rows {
+		t.Run(row.event, func(t *testing.T) {
+			q := New(Config[string]{Fair: true, Limits: []KeyLimit{capOf("a", 1)}})
+			for _, item := range []string{"a1", "a2", "b1"} {
+				q.Add(item, opts(item), 0)
+			}
+			if item, _, _ := q.HandOut(0); item != "a1" {
+				t.Fatalf("setup: HandOut() = %q; want a1", item)
+			}
+			row.do(q)
+			q.verify(t)
+			if got := q.Len(); got != row.len {
+				t.Errorf("Len() = %d; want %d", got, row.len)
+			}
+			var got []string
+			for {
+				item, _, ok := q.HandOut(0)
+				if !ok {
+					break
+				}
+				got = append(got, item)
+			}
+			if !slices.Equal(got, row.want) {
+				t.Errorf("hand-outs %q; want %q", got, row.want)
+			}
+			q.verify(t)
+		})
+	}
+}
+
+func capOf(key string, cap int) KeyLimit {
+	return KeyLimit{Keys: []string{key}, Limit: order.Limit{Cap: cap}}
+}
+
+// TestWorkTime: with fairness by work time, keys whose items take 100 and
+// 10 units of time get equal worker time, within one item's time, from
+// one worker and from four; with weights 1 and 2, the second gets twice
+// the time.
+func TestWorkTime(t *testing.T) {
+	cost := map[string]int64{"a": 100, "b": 10}
+	for _, tc := range []struct {
+		workers int
+		weightB int
+		ratio   float64 // b's time over a's
+	}{{1, 0, 1}, {4, 0, 1}, {1, 2, 2}, {4, 2, 2}} {
+		q := New(Config[int]{Fair: true, ByWork: true, Limits: []KeyLimit{
+			{Keys: []string{"b"}, Limit: order.Limit{Weight: tc.weightB}},
+		}})
+		keyOf := func(k int) string { return []string{"a", "b"}[k%2] }
+		for k := range 20_000 { // more than either key can take
+			q.Add(k, Opts{Keys: []string{keyOf(k)}}, 0)
+		}
+		spent := map[string]int64{}
+		type job struct {
+			item int
+			end  int64
+		}
+		var running []job
+		var now int64
+		for now < 20_000 {
+			for len(running) < tc.workers {
+				item, _, ok := q.HandOut(now)
+				if !ok {
+					t.Fatalf("%+v: nothing to hand out at %d", tc, now)
+				}
+				running = append(running, job{item, now + cost[keyOf(item)]})
+			}
+			// The job that ends first is done.
+			i := 0
+			for j := range running {
+				if running[j].end < running[i].end {
+					i = j
+				}
+			}
+			jb := running[i]
+			running = slices.Delete(running, i, i+1)
+			now = jb.end
+			q.Done(jb.item, now)
+			spent[keyOf(jb.item)] += cost[keyOf(jb.item)]
+		}
+		q.verify(t)
+		got := float64(spent["b"]) / float64(spent["a"])
+		// Within one item of a's (100) per worker, over 20,000 units per worker.
+		slack := float64(100*tc.workers) / float64(spent["a"])
+		if got < tc.ratio-slack*tc.ratio-0.01 || got > tc.ratio+slack*tc.ratio+0.01 {
+			t.Errorf("%+v: worker time b/a = %d/%d = %.3f; want %.1f within %.3f", tc, spent["b"], spent["a"], got, tc.ratio, slack*tc.ratio)
+		}
+	}
+}
