@@ -38,6 +38,8 @@ type shared[T comparable] struct {
 	stamped    bool // the owner needs the instant of each call: metrics or a starvation bound
 	checkItems bool // T can hold values that cannot be map keys
 	seed       maphash.Seed
+	name       string // Config.Name
+	id         uint64 // the queue's number in the registry of named queues (snapshot.go); 0 if unnamed
 
 	waiters sync.Pool // of *waiter[T]
 	lists   sync.Pool // of *itemList[T]

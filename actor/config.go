@@ -11,7 +11,11 @@ import (
 // unnamed FIFO queue on the real clock, with client-go's default controller
 // rate limiter and no metrics. Zero fields mean "default".
 type Config[T comparable] struct {
-	// Name names the queue in metrics. An unnamed queue records no metrics.
+	// Name names the queue in metrics and in the list of [NamedQueues],
+	// which a debug page shows. A named queue keeps the instant each item
+	// became ready and was handed out, for the metrics and the ages in
+	// its [Queue.Snapshot]. An unnamed queue records no metrics, is not
+	// listed, and its snapshots show no ages.
 	Name string
 
 	// Clock is used for delays and metrics. Nil means the real clock.

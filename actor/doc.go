@@ -127,7 +127,8 @@
 //     runs once more after Done (never concurrently, never lost), where
 //     client-go would not rerun it.
 //  9. Additions: Items, GetContext, GetBatch, DoneBatch, and priorities,
-//     fairness, flow control per key and the starvation bound.
+//     fairness, flow control per key, the starvation bound, and
+//     snapshots ([Queue.Snapshot], [NamedQueues]).
 //
 // Also unlike client-go, every call of ShutDownWithDrain returns once
 // nothing is processing (client-go wakes only one of several).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/actorq/actorq/actor"
 )
@@ -148,4 +149,25 @@ func ExampleKeyLimit() {
 	// Output:
 	// [big/1 paid/1 paid/2 free/1 paid/3 free/2]
 	// big/2
+}
+
+// A snapshot tells what is in the queue: how many items are in each state,
+// and the first few of each. (This queue is unnamed, so it keeps no
+// instants and shows no ages; a queue with a Name does.)
+func ExampleQueue_Snapshot() {
+	q := actor.New(actor.Config[string]{})
+	defer q.ShutDown()
+	q.AddWithOpts(actor.AddOpts{Priority: 1}, "urgent")
+	q.Add("a")
+	q.Add("b")
+	q.AddAfter("later", time.Hour)
+	item, _ := q.Get() // "urgent" is processing
+	s := q.Snapshot(10)
+	fmt.Println("ready:", s.Ready, "processing:", s.Processing, "delayed:", s.Delayed)
+	fmt.Println("next:", s.ReadyItems[0].Item, "held:", s.ProcessingItems[0].Item, item)
+	fmt.Println("due in:", s.DelayedItems[0].Deadline.Sub(s.Taken).Round(time.Minute))
+	// Output:
+	// ready: 2 processing: 1 delayed: 1
+	// next: a held: urgent urgent
+	// due in: 1h0m0s
 }

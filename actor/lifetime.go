@@ -80,6 +80,7 @@ func (q *Queue[T]) ShutDown() {
 func (q *Queue[T]) ShutDownWithDrain() {
 	c := q.c
 	shutdowns := c.shutdowns.Load()
+	c.unregister()
 	c.shutting.Store(true)
 	c.drainOnce.Do(func() { close(c.drain) })
 	<-c.done
@@ -106,6 +107,7 @@ func (q *Queue[T]) ShutDownWithDrain() {
 // it, and so does the runtime's cleanup goroutine for a Queue nobody holds
 // any more.
 func (c *shared[T]) stop() {
+	c.unregister()
 	c.shutting.Store(true)
 	c.quitOnce.Do(func() { close(c.quit) })
 }

@@ -127,8 +127,10 @@ func globalProvider() MetricsProvider {
 }
 
 // newMetrics makes the metrics of a queue, or returns nil when the queue
-// is unnamed or no provider is set. It runs in the caller of New, so a
-// provider that panics there panics in the caller.
+// is unnamed. A named queue without a provider gets bookkeeping with no
+// metric: it keeps the instants its snapshots show (the ages of items).
+// It runs in the caller of New, so a provider that panics there panics in
+// the caller.
 func newMetrics[T comparable](name string, p MetricsProvider, keyed bool, keyLimit int) *state.Metrics[T] {
 	if name == "" {
 		return nil
@@ -137,7 +139,7 @@ func newMetrics[T comparable](name string, p MetricsProvider, keyed bool, keyLim
 		p = globalProvider()
 	}
 	if p == nil {
-		return nil
+		return state.NewMetrics[T](state.MetricSet{})
 	}
 	s := state.MetricSet{ // in client-go's order of the New calls
 		Depth:          p.NewDepthMetric(name),

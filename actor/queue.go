@@ -82,6 +82,9 @@ func newOwner[T comparable](cfg Config[T]) *owner[T] {
 		fp = *cfg.paths
 	}
 	install(fp, c, cfg, m)
+	if cfg.Name != "" {
+		c.register(cfg.Name)
+	}
 	return o
 }
 

@@ -16,16 +16,17 @@ import (
 type op uint8
 
 const (
-	opAdd     op = iota // add item now, at priority prio
-	opRetry             // AddAfter with d <= 0: count a retry, add item now
-	opAddAt             // AddAfter: count a retry, add item at deadline due
-	opAddList           // AddWithOpts: add each item of a list
-	opDone              // Done of item
-	opDones             // Done of each item of a list (DoneBatch)
-	opLen               // answer w with the number of ready items
-	opGet               // hand w up to cap(w.items) ready items, or wait
-	opCancel            // withdraw w, if it is still waiting
-	opLimit             // set the key limit w.limit, and answer w
+	opAdd      op = iota // add item now, at priority prio
+	opRetry              // AddAfter with d <= 0: count a retry, add item now
+	opAddAt              // AddAfter: count a retry, add item at deadline due
+	opAddList            // AddWithOpts: add each item of a list
+	opDone               // Done of item
+	opDones              // Done of each item of a list (DoneBatch)
+	opLen                // answer w with the number of ready items
+	opGet                // hand w up to cap(w.items) ready items, or wait
+	opCancel             // withdraw w, if it is still waiting
+	opLimit              // set the key limit w.limit, and answer w
+	opSnapshot           // answer w with a snapshot of up to w.snapN items of each state
 )
 
 // adds reports whether requests of kind o add items.
@@ -96,14 +97,16 @@ func (l *itemList[T]) recycle() {
 // holding the state) answers exactly once. Waiters are reused, so a caller
 // must take the answer before it returns its waiter to the pool.
 type waiter[T comparable] struct {
-	items    []T            // opGet: the items handed out, up to cap(items), all processing
-	one      [1]T           // the buffer of a Get
-	prio     int            // opGet: the priority of the first item
-	slot     *slot[T]       // opGet of a Get: a lane slot it gives back (lane.go), until the owner takes it
-	n        int            // opLen: the answer
-	shutdown bool           // opGet: nothing was ready and the queue is shutting down
-	canceled bool           // opGet: withdrawn before any item was ready
-	limit    state.KeyLimit // opLimit: the limit to set
+	items    []T               // opGet: the items handed out, up to cap(items), all processing
+	one      [1]T              // the buffer of a Get
+	prio     int               // opGet: the priority of the first item
+	slot     *slot[T]          // opGet of a Get: a lane slot it gives back (lane.go), until the owner takes it
+	n        int               // opLen: the answer
+	shutdown bool              // opGet: nothing was ready and the queue is shutting down
+	canceled bool              // opGet: withdrawn before any item was ready
+	limit    state.KeyLimit    // opLimit: the limit to set
+	snapN    int               // opSnapshot: the items of each state asked for
+	snap     state.Snapshot[T] // opSnapshot: the answer
 	ready    chan struct{}
 }
 

@@ -53,6 +53,14 @@ func (o *owner[T]) serve(r request[T]) {
 	case opLimit:
 		o.q.SetLimit(r.w.limit)
 		r.w.answer()
+	case opSnapshot:
+		// The lane's unclaimed items go back to the order, so that the
+		// snapshot lists them in their place whichever transport is on;
+		// the lane offers them again after.
+		o.c.lane.takeBack(o)
+		o.serveDue() // an item due now is ready, as a Len would see it
+		r.w.snap = o.q.Snapshot(r.w.snapN)
+		r.w.answer()
 	}
 }
 

@@ -212,3 +212,63 @@ func (h *delayHeap[T]) down(i int) {
 		i = j
 	}
 }
+
+// Earliest calls yield for the live delayed items in deadline order, the
+// earliest first, up to n of them. It walks the heap best first, with a
+// heap of its own of the entries it has reached, so it costs O(k log k)
+// for the k entries it reaches (n, and the stale entries among them), not
+// O(Len).
+func (d *Deadlines[T]) Earliest(n int, yield func(item T, at int64)) {
+	h := &d.heap
+	if n <= 0 || h.len() == 0 {
+		return
+	}
+	// frontier is a min-heap of indices into h.e, by h.less.
+	frontier := []int{0}
+	less := func(a, b int) bool { return h.less(frontier[a], frontier[b]) }
+	for len(frontier) > 0 && n > 0 {
+		i := frontier[0]
+		last := len(frontier) - 1
+		frontier[0] = frontier[last]
+		frontier = frontier[:last]
+		siftDown(len(frontier), 0, less, func(a, b int) { frontier[a], frontier[b] = frontier[b], frontier[a] })
+		if e := &h.e[i]; d.isLive(e) {
+			yield(e.item, e.at)
+			n--
+		}
+		for _, c := range [2]int{2*i + 1, 2*i + 2} {
+			if c < h.len() {
+				frontier = append(frontier, c)
+				siftUp(len(frontier)-1, less, func(a, b int) { frontier[a], frontier[b] = frontier[b], frontier[a] })
+			}
+		}
+	}
+}
+
+func siftUp(j int, less func(a, b int) bool, swap func(a, b int)) {
+	for j > 0 {
+		i := (j - 1) / 2
+		if !less(j, i) {
+			return
+		}
+		swap(i, j)
+		j = i
+	}
+}
+
+func siftDown(n, i int, less func(a, b int) bool, swap func(a, b int)) {
+	for {
+		j := 2*i + 1
+		if j >= n {
+			return
+		}
+		if r := j + 1; r < n && less(r, j) {
+			j = r
+		}
+		if !less(j, i) {
+			return
+		}
+		swap(i, j)
+		i = j
+	}
+}

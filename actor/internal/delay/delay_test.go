@@ -1,7 +1,9 @@
 package delay
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -95,5 +97,45 @@ func (d *Deadlines[T]) verify(t *testing.T, want int) {
 	}
 	if stale := len(d.heap.e) - live; stale > max(64, live)+1 {
 		t.Fatalf("%d stale heap entries for %d live ones: not compacted", stale, live)
+	}
+}
+
+// TestEarliest: Earliest yields the live deadlines in order, skipping the
+// superseded entries, and stops at n.
+func TestEarliest(t *testing.T) {
+	d := New[int]()
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 1000 {
+		d.Set(i, r.Int64N(500))
+	}
+	for i := 0; i < 1000; i += 3 {
+		d.Shorten(i, r.Int64N(100)) // leaves stale entries behind
+	}
+	for i := 1; i < 1000; i += 7 {
+		d.Cancel(i)
+	}
+	type dl struct {
+		item int
+		at   int64
+	}
+	var all []dl
+	for item, at := range d.All {
+		all = append(all, dl{item, at})
+	}
+	slices.SortFunc(all, func(a, b dl) int { return cmp.Compare(a.at, b.at) })
+	for _, n := range []int{0, 1, 10, 100, len(all), len(all) + 5} {
+		var got []dl
+		d.Earliest(n, func(item int, at int64) { got = append(got, dl{item, at}) })
+		if len(got) != min(n, len(all)) {
+			t.Fatalf("Earliest(%d) yielded %d; want %d", n, len(got), min(n, len(all)))
+		}
+		for i, g := range got {
+			if g.at != all[i].at {
+				t.Fatalf("Earliest(%d)[%d] = %v; want deadline %d", n, i, g, all[i].at)
+			}
+			if at, ok := d.At(g.item); !ok || at != g.at {
+				t.Fatalf("Earliest(%d)[%d] = %v, a stale entry (live: %d, %v)", n, i, g, at, ok)
+			}
+		}
 	}
 }

@@ -374,3 +374,64 @@ func (o *Prio[T]) Peek(now int64) Place {
 	e := n.front()
 	return Place{Prio: o.prios[0], Seq: e.seq, At: e.at, Keys: n.path}
 }
+
+// Items calls yield for the entries of ready items, by priority, highest
+// first; within a priority key by key, in the order of the keys' names,
+// and within a key in sequence order; until yield returns false. Stale
+// entries are among them: the caller tells them from the live ones (an
+// item yielded twice, or at a priority it no longer has, is stale there).
+// It costs O(entries yielded + nodes on the way), and sorts the keys of
+// each inner node it enters.
+func (o *Prio[T]) Items(yield func(item T, prio int) bool) {
+	for _, prio := range o.prios {
+		if !o.bands[prio].root.items(prio, yield) {
+			return
+		}
+	}
+}
+
+func (x *node[T]) items(prio int, yield func(T, int) bool) bool {
+	if x.n == 0 {
+		return true
+	}
+	if x.inner {
+		keys := make([]string, 0, len(x.children))
+		for k, c := range x.children {
+			if c.n > 0 {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if !x.children[k].items(prio, yield) {
+				return false
+			}
+		}
+		return true
+	}
+	late := slices.Clone(x.late)
+	slices.SortFunc(late, func(a, b entry[T]) int { return cmp.Compare(a.seq, b.seq) })
+	i, j := 0, 0
+	for i < x.fifo.len() || j < len(late) {
+		var e entry[T]
+		if j == len(late) || i < x.fifo.len() && x.fifo.at(i).seq < late[j].seq {
+			e = x.fifo.at(i)
+			i++
+		} else {
+			e = late[j]
+			j++
+		}
+		if !yield(e.item, prio) {
+			return false
+		}
+	}
+	return true
+}
+
+// Counts calls yield for each priority with ready items, highest first,
+// and their number.
+func (o *Prio[T]) Counts(yield func(prio, n int)) {
+	for _, prio := range o.prios {
+		yield(prio, o.bands[prio].root.n)
+	}
+}

@@ -234,6 +234,9 @@ func (q *Queue[T]) Refresh(now int64) (next int64, ok bool) {
 
 // owe schedules a refresh at client-go's next tick after at.
 func (m *Metrics[T]) owe(at int64) {
+	if m.s.Unfinished == nil && m.s.LongestRunning == nil && !m.keyed() {
+		return // nothing to refresh: the owner need not wake
+	}
 	m.owed = true
 	m.next = (at/int64(UpdatePeriod) + 1) * int64(UpdatePeriod)
 }

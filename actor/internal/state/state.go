@@ -134,6 +134,8 @@ type Queue[T comparable] struct {
 
 	phase Phase
 	m     *Metrics[T]
+
+	snapBuf []procRef[T] // Snapshot's scratch
 }
 
 // New returns an empty queue.
