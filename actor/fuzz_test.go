@@ -9,7 +9,7 @@ import (
 	"github.com/actorq/actorq/actor"
 )
 
-// model is a small sequential model of the contract in DESIGN.md, written
+// model is a small sequential model of the contract in ARCHITECTURE.md and actor's package doc, written
 // as plainly as possible, independently of the actor's state.
 type model struct {
 	ready      []int            // hand-out order

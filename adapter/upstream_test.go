@@ -175,7 +175,7 @@ var clientGoFiles = map[string]clientGoFile{
 	// the waiting loop has taken the AddAfter requests made so far. The
 	// adapter's equivalent is one Len call: Len returns only once the
 	// queue's goroutine has applied every earlier call of its caller,
-	// AddAfter included (DESIGN.md, "The actor"). That one body is
+	// AddAfter included (ARCHITECTURE.md, "Three layers"). That one body is
 	// substituted; the tests run as written.
 	"delaying_queue_test.go": {substitute: map[string]string{
 		"waitForWaitingQueueToFill": `{

@@ -21,7 +21,7 @@ type testCase struct {
 }
 
 // cases are the cases Run runs, in order. Each Diff... case names its
-// difference's number on DESIGN.md's list, or the rule of DESIGN.md it
+// difference's number on the list in actor's package doc, or the rule of ARCHITECTURE.md it
 // follows where client-go differs (DiffConcurrentDrains).
 var cases = []testCase{
 	{name: "FIFO", run: testFIFO},

@@ -5,7 +5,7 @@
 //
 // Each case states client-go's behaviour and asserts it on every
 // implementation. Where the adapter differs on purpose, and only for the
-// differences listed in DESIGN.md ("Intended differences from client-go"),
+// differences listed in ARCHITECTURE.md ("Intended differences from client-go and controller-runtime"),
 // a case named Diff... asserts both sides, switched on [Impl.Fixed], and
 // names the difference's number on that list.
 //

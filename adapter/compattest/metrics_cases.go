@@ -11,7 +11,7 @@ import (
 // that causes them, and refreshes the two unfinished-work gauges from a
 // ticker started with the queue, every 500ms of its clock, while it is not
 // shutting down. The adapter records them in its owner goroutine
-// (difference 7 on DESIGN.md's list): a call's metrics are recorded once
+// (difference 7 on the list in actor's package doc): a call's metrics are recorded once
 // the owner has applied it, which a Len returning guarantees, so the cases
 // compare after a Len; values and update instants are client-go's.
 

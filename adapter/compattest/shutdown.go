@@ -205,7 +205,7 @@ func testDrainWithNothingProcessing(t *testing.T, impl Impl) {
 }
 
 // testDiffConcurrentDrains: every ShutDownWithDrain call returns once
-// nothing is processing, as DESIGN.md's shutdown rules require ("both may
+// nothing is processing, as the shutdown rules of actor's package doc require ("both may
 // be called many times, from many goroutines, and all callers return").
 // client-go's Done wakes one waiter of its sync.Cond (Signal), and a later
 // drain's Broadcast has put the first drain behind it, so the first waits

@@ -23,7 +23,7 @@ import (
 // blocked (client-go moves due items and refreshes its gauges in its own
 // goroutines): each Get's item and shutdown flag, Len, ShuttingDown,
 // NumRequeues, which ShutDownWithDrain calls have returned, and every
-// metric (after a Len, difference 7 on DESIGN.md's list). At the end it
+// metric (after a Len, difference 7 on the list in actor's package doc). At the end it
 // finishes every item, shuts both queues down, checks that every drain has
 // returned, and compares the Gets that empty the queues.
 //

@@ -6,7 +6,7 @@
 //
 // Each case states controller-runtime's behaviour and asserts it on every
 // implementation. Where the adapter differs on purpose, and only for the
-// differences listed in DESIGN.md ("Priorities and fairness"), a case
+// differences listed in ARCHITECTURE.md ("Intended differences"), a case
 // named Diff... asserts both sides, switched on [Impl.Fixed].
 //
 // Every case but the goroutine count runs inside a testing/synctest
