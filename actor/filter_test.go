@@ -3,6 +3,8 @@ package actor
 import (
 	"testing"
 	"testing/synctest"
+
+	"github.com/actorq/actorq/actor/internal/state"
 )
 
 // TestFilterTable drives the filter's table directly: an entry goes to an
@@ -92,4 +94,54 @@ func TestFilterComeBack(t *testing.T) {
 			t.Fatal("an Add of a ready come-back is not filtered")
 		}
 	})
+}
+
+// TestFilterAddAfterClaimCountingOnDuplicate: an Add that sets its entry's
+// sent flag between a consumer's clearing of the flags and its claim puts
+// its request before the claim, so the owner applies it before it sees
+// the claim, as a duplicate of a ready item; an Add made after the claim
+// finds sent set and counts on it. The owner must apply an add once more
+// as it sees the claim, so that the item runs again after its Done. (In
+// TestStressShutdown such an Add was lost about once in 300 runs.)
+func TestFilterAddAfterClaimCountingOnDuplicate(t *testing.T) {
+	o := newOwner(Config[int]{paths: &allPaths})
+	c := o.c
+	q := &Queue[int]{c: c}
+	q.Add(1)
+	o.serveRound()
+	q.Add(1) // a duplicate that reaches the owner: item 1 gets a filter entry
+	o.serveRound()
+	c.lane.wanted = true
+	o.handOut() // offers 1 in the lane
+	sl := <-c.lane.ch
+	if sl.item != 1 || sl.hot == nil {
+		t.Fatalf("slot holds %d with entry %v; want 1 with its entry", sl.item, sl.hot)
+	}
+
+	// The consumer clears the flags, as get does before it claims.
+	sl.hot.noop.Store(false)
+	sl.hot.sent.Store(false)
+	q.Add(2) // another request, so that the next two share a batch
+	q.Add(1) // sets sent: its request is before the claim
+	r, _ := c.inbox.take()
+	o.serve(r) // sees no claim yet
+	if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
+		t.Fatal("claim failed")
+	}
+	c.lane.claims[sl.idx/64].Or(1 << (sl.idx % 64))
+	q.Add(1) // after the claim: finds sent set, and counts on the Add before
+	if n := c.inbox.len(); n != 1 {
+		t.Fatalf("requests waiting = %d; want 1 (the Add after the claim is skipped)", n)
+	}
+	r, _ = c.inbox.take()
+	o.serve(r) // the Add before the claim: a duplicate of a popped item
+
+	q.Done(1)
+	for o.serveRound() > 0 {
+	}
+	if st := o.q.Status(1); st != state.Ready {
+		t.Fatalf("after the Done, item 1 is %v; want ready (added after its claim)", st)
+	}
+	close(c.quit)
+	o.exit()
 }

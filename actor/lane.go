@@ -320,9 +320,11 @@ func (l *lane[T]) takeBack(o *owner[T]) {
 	l.dropSeen()
 	for { // revoked, and no consumer has them
 		select {
-		case sl := <-l.ch:
-			l.release(sl)
-			continue
+		case sl, ok := <-l.ch:
+			if ok { // closed (shut): nothing left in it
+				l.release(sl)
+				continue
+			}
 		default:
 		}
 		break
@@ -389,6 +391,13 @@ func (l *lane[T]) drop(n int) {
 // seen: the state records the hand-out, and the slot is free again.
 func (l *lane[T]) received(o *owner[T], sl *slot[T]) {
 	o.q.Received(sl.item, sl.place, sl.at)
+	if o.takeAddedOut(sl.item, sl.hot) {
+		// An Add that set sent was applied while the item was popped (a
+		// duplicate): Adds that found sent set may have been made after
+		// this claim, counting on it. It is applied again now.
+		o.q.AddSeenLate(sl.item, sl.at)
+		o.filterSync(sl.item)
+	}
 	l.release(sl)
 }
 

@@ -18,6 +18,7 @@ func (o *owner[T]) serve(r request[T]) {
 	switch r.op {
 	case opAdd:
 		o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys}, r.at)
+		o.addedOut(r)
 		r.unsend()
 	case opRetry:
 		o.add(r.item, state.Opts{Keys: r.keys, Retry: true}, r.at)

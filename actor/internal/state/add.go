@@ -29,6 +29,15 @@ func (q *Queue[T]) Add(item T, o Opts, now int64) (known bool) {
 	return q.add(item, o, now)
 }
 
+// AddSeenLate is an Add at priority 0 of item, just received by a
+// consumer, that the transport learns of only with the reception: it was
+// made after the item was popped, and its caller counted on an add
+// already on its way (the duplicate filter), which was applied before the
+// reception, as a duplicate of a ready item. It is an Add made before the
+// reception, so it applies whatever the phase: the item is dirty, and
+// runs again after its Done.
+func (q *Queue[T]) AddSeenLate(item T, now int64) { q.add(item, Opts{}, now) }
+
 func (q *Queue[T]) add(item T, o Opts, now int64) (known bool) {
 	if q.fifo != nil && o.Prio == 0 && q.delays.Len() == 0 {
 		if dup, ok := q.addFIFO(item, now); ok {
