@@ -32,10 +32,11 @@ import (
 // consumer as it claims a slot), so an Add made after it is sent. One
 // order escapes that: an Add that sets the flag after the consumer cleared
 // it but before its claim is applied before the owner sees the claim, as
-// a duplicate, while an Add made after the claim found the flag set; so
-// the owner notes an Add that set the flag and was applied while its item
-// was popped (hotEntry.addedOut), and applies one more add as it sees the
-// claim (state.Queue.AddSeenLate: the item runs again after its Done). Clearing
+// a duplicate, while an Add made after the claim found the flag set. So
+// the owner, once it has cleared the flag of an Add applied while its
+// item was popped, looks at the item's slot: if it is claimed already, the
+// owner applies one more add as it sees the claim (lane.addedWhilePopped,
+// state.Queue.AddSeenLate: the item runs again after its Done). Clearing
 // it early only sends more Adds. The owner sets the flag
 // after an event leaves the item ready or dirty at a priority of 0 or
 // more (state.Queue.NoopAdd), or as it offers it in the lane in a slot
@@ -85,13 +86,6 @@ type hotEntry[T comparable] struct {
 	noop atomic.Bool
 	sent atomic.Bool
 	dead atomic.Bool // evicted: its flags may be stale
-	// addedOut (owner only): an Add that set sent was applied while the
-	// item was popped, on its way to a consumer, as a duplicate. An Add
-	// that finds sent set counts on that Add; if it was made after the
-	// consumer claimed the item, the duplicate did not cover it, so the
-	// owner applies an add once more as it sees the claim (lane.received).
-	// Cleared when the item is handed out otherwise or returned.
-	addedOut bool
 }
 
 func newFilter[T comparable]() *filter[T] { return &filter[T]{seed: maphash.MakeSeed()} }
@@ -234,7 +228,6 @@ func (o *owner[T]) filterSync(item T) {
 		return
 	}
 	if e := f.entry(item); e != nil {
-		e.addedOut = e.addedOut && o.q.Status(item) == state.Popped
 		e.noop.Store(o.noop(item))
 	} else if o.q.Status(item) == state.Absent {
 		f.leave(item)
@@ -248,7 +241,6 @@ func (o *owner[T]) filterOff(item T) {
 		if e := f.entry(item); e != nil {
 			e.noop.Store(false)
 			e.sent.Store(false)
-			e.addedOut = false
 		}
 	}
 }
@@ -271,31 +263,4 @@ func (r *request[T]) unsend() {
 	if r.hot != nil {
 		r.hot.sent.Store(false)
 	}
-}
-
-// addedOut notes that r, an Add that set its entry's sent flag, was
-// applied while its item was popped (see hotEntry.addedOut).
-func (o *owner[T]) addedOut(r request[T]) {
-	if r.hot != nil && o.q.Status(r.item) == state.Popped {
-		r.hot.addedOut = true
-	}
-}
-
-// takeAddedOut reports, and clears, whether an Add that set sent was
-// applied while item was popped: on the entry its slot carried (hot), or
-// on the entry it has now, should the first have been evicted meanwhile.
-func (o *owner[T]) takeAddedOut(item T, hot *hotEntry[T]) bool {
-	f := o.c.filter
-	if f == nil {
-		return false
-	}
-	was := hot != nil && hot.addedOut
-	if hot != nil {
-		hot.addedOut = false
-	}
-	if e := f.entry(item); e != nil && e != hot {
-		was = was || e.addedOut
-		e.addedOut = false
-	}
-	return was
 }

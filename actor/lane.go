@@ -98,6 +98,7 @@ type slot[T comparable] struct {
 	at    int64        // with metrics: the consumer's clock reading at its claim
 	token bool         // the consumer must give it back (see fill)
 	hot   *hotEntry[T] // the item's filter entry, whose flag the consumer clears as it claims
+	readd bool         // owner only: add the item again as the claim is seen (addedWhilePopped)
 	idx   int          // its index in lane.all and lane.claims; never changes
 	num   uint64       // owner only: its number in the lane, as offered
 	state atomic.Uint32
@@ -391,20 +392,32 @@ func (l *lane[T]) drop(n int) {
 // seen: the state records the hand-out, and the slot is free again.
 func (l *lane[T]) received(o *owner[T], sl *slot[T]) {
 	o.q.Received(sl.item, sl.place, sl.at)
-	if o.takeAddedOut(sl.item, sl.hot) {
-		// An Add that set sent was applied while the item was popped (a
-		// duplicate): Adds that found sent set may have been made after
-		// this claim, counting on it. It is applied again now.
+	if sl.readd {
 		o.q.AddSeenLate(sl.item, sl.at)
 		o.filterSync(sl.item)
 	}
 	l.release(sl)
 }
 
+// addedWhilePopped follows an Add of item that had set its filter entry's
+// sent flag, applied while item was popped, as a duplicate, and whose flag
+// the owner has cleared since. If item's slot is claimed already, Adds
+// made between the claim and that clear may have found the flag set and
+// counted on this Add, which came before the claim: the item is added
+// again as the claim is seen (received). A slot claimed after the clear
+// needs nothing: Adds after its claim find the flag clear (filter.go).
+func (l *lane[T]) addedWhilePopped(item T) {
+	for _, sl := range l.sent {
+		if sl != nil && sl.item == item && sl.state.Load() == slotClaimed {
+			sl.readd = true
+		}
+	}
+}
+
 // release makes sl free for another offer.
 func (l *lane[T]) release(sl *slot[T]) {
 	var zero T
-	sl.item, sl.place, sl.token, sl.hot, sl.at = zero, order.Place{}, false, nil, 0
+	sl.item, sl.place, sl.token, sl.hot, sl.at, sl.readd = zero, order.Place{}, false, nil, 0, false
 	l.free = append(l.free, sl)
 }
 

@@ -18,8 +18,11 @@ func (o *owner[T]) serve(r request[T]) {
 	switch r.op {
 	case opAdd:
 		o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys}, r.at)
-		o.addedOut(r)
+		popped := r.hot != nil && o.c.lane != nil && o.q.Status(r.item) == state.Popped
 		r.unsend()
+		if popped {
+			o.c.lane.addedWhilePopped(r.item) // after the unsend (filter.go)
+		}
 	case opRetry:
 		o.add(r.item, state.Opts{Keys: r.keys, Retry: true}, r.at)
 	case opAddAt:
