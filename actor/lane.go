@@ -342,9 +342,12 @@ func (l *lane[T]) giveBack(o *owner[T], sl *slot[T]) {
 }
 
 // see records every claim the consumers have made so far: each sets its
-// slot's bit in claims. The state hears of them in the order the slots
-// were offered (the hand-out order), whatever their indexes, so that the
-// metrics record the hand-outs in that order.
+// slot's bit in claims. With metrics, the state hears of them in the
+// order the slots were offered (the hand-out order), whatever their
+// indexes, so that the metrics record the hand-outs in that order;
+// without, the order is that of the bits, since no rule depends on it (the
+// sort cost the pipeline 12%: 437 against 386 ns/item, 6 interleaved
+// rounds).
 func (l *lane[T]) see(o *owner[T]) {
 	seen := l.seen[:0]
 	for w := range (len(l.all) + 63) / 64 {
@@ -357,7 +360,7 @@ func (l *lane[T]) see(o *owner[T]) {
 			seen = append(seen, sl)
 		}
 	}
-	if len(seen) > 1 {
+	if len(seen) > 1 && o.metrics { // metrics record hand-outs in offer order
 		slices.SortFunc(seen, func(a, b *slot[T]) int { return cmp.Compare(a.num, b.num) })
 	}
 	for i, sl := range seen {
