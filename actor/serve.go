@@ -42,30 +42,40 @@ func (o *owner[T]) serve(r request[T]) {
 		r.w.n = o.q.Len()
 		r.w.answer()
 	case opGet:
-		if l := o.c.lane; l != nil {
-			if r.w.slot != nil { // a Get gives back a slot it could not claim
-				l.giveBack(o, r.w.slot)
-				r.w.slot = nil
-			}
-			l.takeBack(o) // what the lane offers goes first
-		}
-		o.serveDue() // an item due now is ready for this call
-		o.waiting = append(o.waiting, r.w)
-		o.serveWaiters()
+		o.get(r.w)
 	case opCancel:
 		o.cancel(r.w)
 	case opLimit:
 		o.q.SetLimit(r.w.limit)
 		r.w.answer()
 	case opSnapshot:
-		// The lane's unclaimed items go back to the order, so that the
-		// snapshot lists them in their place whichever transport is on;
-		// the lane offers them again after.
-		o.c.lane.takeBack(o)
-		o.serveDue() // an item due now is ready, as a Len would see it
-		r.w.snap = o.q.Snapshot(r.w.snapN)
-		r.w.answer()
+		o.snapshot(r.w)
 	}
+}
+
+// get serves a Get or GetBatch: w waits for items, behind the calls
+// already waiting.
+func (o *owner[T]) get(w *waiter[T]) {
+	if l := o.c.lane; l != nil {
+		if w.slot != nil { // a Get gives back a slot it could not claim
+			l.giveBack(o, w.slot)
+			w.slot = nil
+		}
+		l.takeBack(o) // what the lane offers goes first
+	}
+	o.serveDue() // an item due now is ready for this call
+	o.waiting = append(o.waiting, w)
+	o.serveWaiters()
+}
+
+// snapshot answers w with a snapshot of the state. The lane's unclaimed
+// items go back to the order first, so that the snapshot lists them in
+// their place whichever transport is on; the lane offers them again after.
+func (o *owner[T]) snapshot(w *waiter[T]) {
+	o.c.lane.takeBack(o)
+	o.serveDue() // an item due now is ready, as a Len would see it
+	w.snap = o.q.Snapshot(w.snapN)
+	w.answer()
 }
 
 // addList applies an AddWithOpts: each item at the list's priority, now or
