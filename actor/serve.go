@@ -18,7 +18,7 @@ func (o *owner[T]) serve(r request[T]) {
 	switch r.op {
 	case opAdd:
 		o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys}, r.at)
-		popped := r.hot != nil && o.c.lane != nil && o.q.Status(r.item) == state.Popped
+		popped := r.hot != nil && o.c.lane != nil && len(o.c.lane.sent) > 0 && o.q.Status(r.item) == state.Popped
 		r.unsend()
 		if popped {
 			o.c.lane.addedWhilePopped(r.item) // after the unsend (filter.go)

@@ -90,7 +90,8 @@ func (i ItemInfo[T]) String() string {
 // Snapshot returns the queue's counts and up to n items of each state
 // (ready, processing, delayed); n <= 0 gives the counts only. The owner
 // goroutine answers it in one exchange, between two rounds, in O(n log n
-// + the items processing + the priorities and keys on the way): it never
+// + p log p for the p items processing + the priorities and keys on the
+// way): it never
 // walks the items ready or delayed, and allocates only for what it
 // returns. After shutdown it answers from what is left. It is safe for
 // concurrent use, and blocks until the owner answers.

@@ -46,8 +46,8 @@ type ItemSnapshot[T comparable] struct {
 // in the order of the keys' names, and in each key oldest first. A queue
 // with a caller's Storage lists none. Processing items come longest
 // processing first, delayed items earliest deadline first. It costs
-// O(n log n + the items out of the order + priorities and keys on the
-// way), never O(items ready or delayed).
+// O(n log n + p log p for the p items out of the order + priorities and
+// keys on the way), never O(items ready or delayed).
 func (q *Queue[T]) Snapshot(n int) Snapshot[T] {
 	n = max(n, 0)
 	s := Snapshot[T]{
@@ -92,42 +92,11 @@ type procRef[T comparable] struct {
 }
 
 // oldest returns the n elements of refs with the least since, in order,
-// reordering refs: a max-heap of n in refs' first n places, then a sort of
-// them, O(len(refs) log n).
+// sorting refs. The processing items are about as many as the consumers,
+// so a sort of them all is cheap.
 func oldest[T comparable](refs []procRef[T], n int) []procRef[T] {
-	if len(refs) <= n {
-		slices.SortFunc(refs, func(a, b procRef[T]) int { return cmp.Compare(a.since, b.since) })
-		return refs
-	}
-	h := refs[:n]
-	less := func(i, j int) bool { return h[i].since > h[j].since } // max-heap
-	down := func(i int) {
-		for {
-			c := 2*i + 1
-			if c >= n {
-				return
-			}
-			if c+1 < n && less(c+1, c) {
-				c++
-			}
-			if !less(c, i) {
-				return
-			}
-			h[i], h[c] = h[c], h[i]
-			i = c
-		}
-	}
-	for i := n/2 - 1; i >= 0; i-- {
-		down(i)
-	}
-	for _, r := range refs[n:] {
-		if n > 0 && r.since < h[0].since {
-			h[0] = r
-			down(0)
-		}
-	}
-	slices.SortFunc(h, func(a, b procRef[T]) int { return cmp.Compare(a.since, b.since) })
-	return h
+	slices.SortFunc(refs, func(a, b procRef[T]) int { return cmp.Compare(a.since, b.since) })
+	return refs[:min(n, len(refs))]
 }
 
 // sinceOf returns the instant item became ready or, processing, was
