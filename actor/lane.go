@@ -135,26 +135,40 @@ func (l *lane[T]) get(c *shared[T], cancel <-chan struct{}) (w *waiter[T], item 
 	if sl == nil { // the lane was turned off
 		return c.ask(nil, nil, cancel), item, 0, false, false
 	}
-	if !sl.token && l.top.claimable(sl.place.Prio) {
-		item, prio = sl.item, sl.place.Prio
-		if l.stamp {
-			sl.at = c.since()
-		}
-		if sl.hot != nil { // before the item is processing (filter.go)
-			sl.hot.noop.Store(false)
-			sl.hot.sent.Store(false) // an Add on its way may be applied before this claim
-		}
-		if sl.state.CompareAndSwap(slotOffered, slotClaimed) {
-			l.claims[sl.idx/64].Or(1 << (sl.idx % 64)) // for the owner to see (lane.see)
-			if l.stamp {
-				c.ring() // the owner records the hand-out as soon as it runs
-			}
-			return nil, item, prio, true, false
-		}
+	if claimed, p, ok := l.claim(c, sl); ok {
+		return nil, claimed, p, true, false
 	}
-	// Revoked, a token, or below top: give the slot back, and take what the owner
-	// hands out once it has applied every request sent before this one.
+	// Revoked, a token, or below top: give the slot back, and take what the
+	// owner hands out once it has applied every request sent before this
+	// one. The slot's item is not the caller's: item stays the zero value.
 	return c.ask(nil, sl, cancel), item, 0, false, false
+}
+
+// claim claims sl, which the consumer received from the lane, and returns
+// its item and priority; ok is false, and the item the zero value, if sl
+// may not be claimed (a token, or below top) or was revoked first. The
+// item is read before the compare-and-swap, since the owner may reuse the
+// slot once it sees the claim.
+func (l *lane[T]) claim(c *shared[T], sl *slot[T]) (item T, prio int, ok bool) {
+	if sl.token || !l.top.claimable(sl.place.Prio) {
+		return item, 0, false
+	}
+	claimed, p := sl.item, sl.place.Prio
+	if l.stamp {
+		sl.at = c.since()
+	}
+	if sl.hot != nil { // before the item is processing (filter.go)
+		sl.hot.noop.Store(false)
+		sl.hot.sent.Store(false) // an Add on its way may be applied before this claim
+	}
+	if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
+		return item, 0, false
+	}
+	l.claims[sl.idx/64].Or(1 << (sl.idx % 64)) // for the owner to see (lane.see)
+	if l.stamp {
+		c.ring() // the owner records the hand-out as soon as it runs
+	}
+	return claimed, p, true
 }
 
 // added raises top after an add of items ready now at priority p was

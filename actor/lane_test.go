@@ -1,6 +1,9 @@
 package actor
 
 import (
+	"context"
+	"errors"
+	"slices"
 	"testing"
 	"testing/synctest"
 )
@@ -120,5 +123,116 @@ func TestLaneClaimSeenByIdleOwner(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// failedClaim returns a queue, inside the caller's synctest bubble, whose
+// lane holds one slot that the next Get receives and cannot claim: a
+// consumer received it, then the owner revoked it (a GetBatch took the
+// lane back, and every ready item with it). The slot still holds its item,
+// which is not the caller's to take; failedClaim returns it.
+func failedClaim(t *testing.T) (q *Queue[int], stale int) {
+	t.Helper()
+	q = lanedQueue(t, 3) // the lane offers 1 and 2
+	sl := <-q.c.lane.ch  // received, not claimed
+	if items, _ := q.GetBatch(make([]int, 0, 8)); !slices.Equal(items, []int{1, 2}) {
+		t.Fatalf("GetBatch() = %v; want [1 2]", items)
+	}
+	if st := sl.state.Load(); st != slotRevoked {
+		t.Fatalf("slot state = %d after GetBatch; want revoked (%d)", st, slotRevoked)
+	}
+	synctest.Wait()
+	if n := len(q.c.lane.ch); n != 0 {
+		t.Fatalf("slots in the lane = %d; want 0", n)
+	}
+	q.c.lane.ch <- sl // the next Get receives it
+	return q, sl.item
+}
+
+// TestFailedClaim: a Get whose claim of a lane slot fails asks the owner,
+// and returns what the owner answers, never the slot's item: the zero
+// value with shutdown, the zero value with the context's error, or the
+// item the owner handed out. Every other way of taking items then agrees.
+func TestFailedClaim(t *testing.T) {
+	type result struct {
+		item, prio int
+		shutdown   bool
+		err        error
+	}
+	takes := []struct {
+		name string
+		take func(q *Queue[int], ctx context.Context) result
+	}{
+		{"Get", func(q *Queue[int], _ context.Context) result {
+			item, sd := q.Get()
+			return result{item: item, shutdown: sd}
+		}},
+		{"GetWithPriority", func(q *Queue[int], _ context.Context) result {
+			item, prio, sd := q.GetWithPriority()
+			return result{item: item, prio: prio, shutdown: sd}
+		}},
+		{"GetContext", func(q *Queue[int], ctx context.Context) result {
+			item, err := q.GetContext(ctx)
+			return result{item: item, shutdown: errors.Is(err, ErrShutDown), err: err}
+		}},
+	}
+	events := []struct {
+		name  string
+		event func(q *Queue[int], cancel context.CancelFunc)
+		want  result // err is checked apart
+	}{
+		{"then shutdown", func(q *Queue[int], _ context.CancelFunc) { q.ShutDown() }, result{shutdown: true}},
+		{"then an item", func(q *Queue[int], _ context.CancelFunc) { q.AddWithOpts(AddOpts{Priority: 3}, 7) }, result{item: 7, prio: 3}},
+		{"then the context ends", func(_ *Queue[int], cancel context.CancelFunc) { cancel() }, result{}},
+	}
+	for _, tk := range takes {
+		for _, ev := range events {
+			t.Run(tk.name+"/"+ev.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					q, stale := failedClaim(t)
+					defer q.ShutDown()
+					ctx, cancel := context.WithCancel(t.Context())
+					defer cancel()
+					got := make(chan result, 1)
+					go func() { got <- tk.take(q, ctx) }()
+					synctest.Wait() // the Get gave the slot back and waits for the owner
+					ev.event(q, cancel)
+					want := ev.want
+					switch {
+					case tk.name != "GetContext" && ev.name == "then the context ends":
+						// Get has no context: it still waits; an item releases it.
+						synctest.Wait()
+						select {
+						case r := <-got:
+							t.Fatalf("%s = %+v after the context ended; want it still waiting", tk.name, r)
+						default:
+						}
+						q.Add(9)
+						want = result{item: 9}
+					case tk.name == "GetContext" && ev.name == "then the context ends":
+						want.err = context.Canceled
+					case tk.name == "GetContext" && ev.name == "then shutdown":
+						want.err = ErrShutDown
+					}
+					r := <-got
+					if tk.name != "GetWithPriority" {
+						want.prio = 0
+						r.prio = 0
+					}
+					if r != want {
+						t.Fatalf("%s = %+v; want %+v (the slot's stale item is %d)", tk.name, r, want, stale)
+					}
+					if ev.name != "then shutdown" {
+						return
+					}
+					if items, sd := q.GetBatch(make([]int, 0, 4)); len(items) != 0 || !sd {
+						t.Fatalf("GetBatch() = %v, %v after shutdown; want [], true", items, sd)
+					}
+					if item, ok := <-q.Items(); ok || item != 0 {
+						t.Fatalf("<-Items() = %d, %v after shutdown; want 0, false (closed)", item, ok)
+					}
+				})
+			})
+		}
 	}
 }

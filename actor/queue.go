@@ -410,10 +410,12 @@ func (c *shared[T]) take(cancel <-chan struct{}) (item T, prio int, got, cancele
 	if w == nil {
 		return item, prio, got, canceled
 	}
+	// The owner answered: the item, if any, is the one it handed out.
+	var zero T
+	item, prio, got, canceled = zero, 0, false, w.canceled
 	if len(w.items) > 0 {
 		item, prio, got = w.items[0], w.prio, true
 	}
-	canceled = w.canceled
 	c.release(w)
 	return item, prio, got, canceled
 }
