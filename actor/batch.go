@@ -53,7 +53,7 @@ func newBatchInbox[T comparable]() *batchInbox[T] {
 func (in *batchInbox[T]) put(r request[T], hot *hotEntry[T], done <-chan struct{}) bool {
 	in.mu.Lock()
 	switch {
-	case hot != nil && hot.sent.CompareAndSwap(false, true):
+	case hot.mark():
 		// An Add that takes its item's sent flag: its place in the order
 		// is here. It does not wait for room: an entry has at most one
 		// such Add in the inbox, so they are bounded by the filter.

@@ -27,8 +27,8 @@ type shared[T comparable] struct {
 	shutdowns           atomic.Int64 // calls of ShutDown, which end drains begun before
 	itemsUsed           atomic.Bool  // Items was called
 
-	lane   *lane[T]   // nil when Get always asks the owner (lane.go)
-	filter *filter[T] // nil without the duplicate filter (filter.go)
+	lane   *lane[T]   // the lane's consumers' side, or nil: Get always asks the owner (lane.go)
+	filter *filter[T] // the duplicate filter, or nil (filter.go)
 
 	fairness   func(T) []string // Config.Fairness, nil with a custom Storage
 	depth      atomic.Int32     // with fairness: 1 + the number of keys of every item, once one was added
@@ -73,6 +73,14 @@ func deadlineAfter(now int64, d time.Duration) int64 {
 	return now + int64(d)
 }
 
+// post hands r to the owner goroutine or, if it has ended, applies r to
+// the state left behind (lifetime.go). Only a full inbox makes it wait.
+func (c *shared[T]) post(r request[T]) {
+	if !c.send(r) {
+		c.withRest(func(o *owner[T]) { o.serve(r) })
+	}
+}
+
 // send hands r to the owner goroutine. It reports false, without sending,
 // if the owner has ended. Only a full inbox makes it wait.
 //
@@ -103,7 +111,7 @@ func (c *shared[T]) ask(buf []T, sl *slot[T], cancel <-chan struct{}) *waiter[T]
 	w := c.waiter()
 	w.items, w.slot = buf, sl
 	if buf == nil {
-		w.items = w.one[:0]
+		w.items, w.get = w.one[:0], true
 	}
 	r := request[T]{op: opGet, w: w, at: c.callTime()}
 	if !c.send(r) {
@@ -145,7 +153,7 @@ func (c *shared[T]) waiter() *waiter[T] {
 // release returns an answered waiter to the pool.
 func (c *shared[T]) release(w *waiter[T]) {
 	var zero T
-	w.items, w.one[0], w.n, w.shutdown, w.canceled, w.slot = nil, zero, 0, false, false, nil
+	w.items, w.one[0], w.n, w.shutdown, w.canceled, w.get, w.slot = nil, zero, 0, false, false, false, nil
 	c.waiters.Put(w)
 }
 

@@ -53,11 +53,13 @@ type Config[T comparable] struct {
 	// queue goes on without it. The queue keeps the slice returned, so it
 	// must not be changed afterwards (return a slice made once per key, not
 	// a reused buffer). A key with nothing ready costs nothing, and an
-	// item costs no allocation in steady state. With fairness, every Get
-	// asks the owner goroutine for its item, so that a key that an add
-	// made join the turns is never passed over by a Get of the same
-	// caller (see [Config.Requeue] for what that costs). Nil means no
-	// fairness. It is ignored with a custom Storage.
+	// item costs no allocation in steady state. Items offered ahead to
+	// consumers (the lane, see the package doc) are about as many as the
+	// consumers asking, L: consumers that claim them in another order
+	// than they were offered put an item at most L-1 places early; and a
+	// Get may take an item offered before its caller's own add made a
+	// key join the turns. Nil means no fairness. It is ignored with a
+	// custom Storage.
 	Fairness func(T) []string
 
 	// KeyLimits are the first flow control of fairness keys: caps on the
@@ -96,13 +98,13 @@ type Config[T comparable] struct {
 	// processed takes its place: RequeueAtDone (client-go's rule, the
 	// default) or RequeueAtAdd (controller-runtime's).
 	//
-	// Fairness, a starvation bound and metrics by priority (a provider
-	// with NewDepthMetricWithPriority, as controller-runtime's) cost
-	// speed: with any of them, every Get is a round trip to the owner
-	// goroutine, where otherwise it takes an item offered ahead without
-	// waiting (the lane, see the package doc). With RequeueAtAdd, Get
-	// makes that round trip only while an item added again while
-	// processing waits for its Done.
+	// A starvation bound and metrics by priority (a provider with
+	// NewDepthMetricWithPriority, as controller-runtime's) cost speed:
+	// with either, every Get is a round trip to the owner goroutine,
+	// where otherwise it takes an item offered ahead without waiting (the
+	// lane, see the package doc). With RequeueAtAdd, Get makes that round
+	// trip only while an item added again while processing waits for its
+	// Done.
 	Requeue Requeue
 
 	paths *fastPaths // the tests' choice of fast paths; nil: defaultPaths
@@ -116,8 +118,9 @@ type Config[T comparable] struct {
 // GetContext, GetBatch, Items) until one of its items is Done; then it
 // takes its turn as usual, at the back of the turns. Items count against
 // the cap of every key on their path from the instant they are handed out
-// (or offered on the items channel) until their Done. Within a key,
-// priorities and first in, first out are unchanged; a key at its cap
+// (or offered to consumers ahead of a Get: in the lane, or on the items
+// channel) until their Done. Within a key, priorities and first in, first
+// out are unchanged; a key at its cap
 // holds back only its own items, at every priority (the starvation bound
 // too waits for it). Caps hold while the queue runs: once shutdown has
 // begun, Get hands out every item still ready, whatever the caps, and a

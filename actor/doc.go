@@ -86,13 +86,19 @@
 // caller's goroutine; metrics are recorded by the owner goroutine.
 //
 // Get takes an item without waiting for the owner when it can: the owner
-// offers ready items ahead, in hand-out order, on a channel (the lane),
-// and a Get claims one with a compare-and-swap. A Get never passes over an
-// item that its caller's own earlier add made ready at a higher priority.
-// The lane is off, and every Get asks the owner, with fairness, a
-// starvation bound, metrics by priority (controller-runtime's), a custom
-// Storage, or once Items was called; with RequeueAtAdd, while an item
-// added again while processing waits for its Done.
+// offers ready items ahead, in hand-out order, in the lane, and a Get
+// claims one with a compare-and-swap; a Get that finds none asks the
+// owner. A Get never passes over an item that its caller's own earlier add
+// made ready at a higher priority. With fairness the lane offers about as
+// many items as there are consumers asking, L, and takes them back when a
+// key joins the turns, so hand-out follows the round-robin exactly but for
+// the order in which consumers claim what is offered: an item is handed
+// out with at most L-1 items before it that exact round-robin would hand
+// out first, and a Get may take an item offered before its caller's own
+// add made a key join the turns. The lane is off, and every Get asks the
+// owner, with a starvation bound, metrics by priority (controller-runtime's),
+// a custom Storage, or once Items was called; with RequeueAtAdd, while an
+// item added again while processing waits for its Done.
 //
 // The owner goroutine does its last work before ShutDown returns (it is
 // then returning, blocked on nothing), before a ShutDownWithDrain returns

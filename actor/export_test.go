@@ -21,3 +21,25 @@ func init() {
 // allPaths turns every fast path on, whatever ACTORQ_FASTPATHS says: the
 // tests of a fast path's own invariant use it.
 var allPaths = fastPaths{lane: true, batch: true, filter: true}
+
+// Slot is a lane slot, for the tests of the lane's bound.
+type Slot[T comparable] = slot[T]
+
+// ReceiveOffered receives, without claiming them, the slots that q's
+// lane offers now, as consumers' Gets would, in the order they come.
+func ReceiveOffered[T comparable](q *Queue[T]) []*slot[T] {
+	var out []*slot[T]
+	for sl := q.c.lane.receive(); sl != nil; sl = q.c.lane.receive() {
+		out = append(out, sl)
+	}
+	return out
+}
+
+// ClaimOffered claims sl, a slot from ReceiveOffered, as a Get would;
+// ok is false if it was revoked.
+func ClaimOffered[T comparable](q *Queue[T], sl *slot[T]) (item T, prio int, ok bool) {
+	return q.c.lane.claim(q.c, sl)
+}
+
+// HasLane reports whether q's Gets may take items from a lane.
+func HasLane[T comparable](q *Queue[T]) bool { return q.c.lane != nil }

@@ -16,8 +16,10 @@ type fastPaths struct {
 // defaultPaths are the fast paths of every queue New makes.
 var defaultPaths = fastPaths{lane: true, batch: true, filter: true}
 
-// install sets up in c the fast paths fp turns on, made for cfg.
-func install[T comparable](fp fastPaths, c *shared[T], cfg Config[T], m *state.Metrics[T]) {
+// install sets up in o, and in its shared part, the fast paths fp turns
+// on, made for cfg.
+func install[T comparable](fp fastPaths, o *owner[T], cfg Config[T], m *state.Metrics[T]) {
+	c := o.c
 	if fp.batch {
 		c.inbox.batch = newBatchInbox[T]()
 	} else {
@@ -25,8 +27,10 @@ func install[T comparable](fp fastPaths, c *shared[T], cfg Config[T], m *state.M
 	}
 	if fp.filter && cfg.Storage == nil {
 		c.filter = newFilter[T]()
+		o.filter = c.filter
 	}
-	if fp.lane && cfg.Storage == nil && cfg.Fairness == nil && cfg.StarvationBound <= 0 && !m.ByPriority() {
-		c.lane = newLane(cfg, m != nil)
+	if fp.lane && cfg.Storage == nil && cfg.StarvationBound <= 0 && !m.ByPriority() {
+		o.offers = newOffers(cfg, c.stamped, m != nil)
+		c.lane = o.offers.l
 	}
 }

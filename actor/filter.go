@@ -34,10 +34,10 @@ import (
 // it but before its claim is applied before the owner sees the claim, as
 // a duplicate, while an Add made after the claim found the flag set. So
 // the owner, once it has cleared the flag of an Add applied while its
-// item was popped, looks at the item's slot: if it is claimed already, the
-// owner applies one more add as it sees the claim (lane.addedWhilePopped,
-// state.Queue.AddSeenLate: the item runs again after its Done). Clearing
-// it early only sends more Adds. The owner sets the flag
+// item was popped, looks at the item's slot: if it is claimed already, it
+// hears of the claim at once and adds the item again, so that it runs
+// again after its Done (serve.go, unmark). Clearing it early only sends
+// more Adds. The owner sets the flag
 // after an event leaves the item ready or dirty at a priority of 0 or
 // more (state.Queue.NoopAdd), or as it offers it in the lane in a slot
 // that carries the entry (not for an item popped before it had one, whose
@@ -173,12 +173,12 @@ func (f *filter[T]) insert(item T, gone func(T) bool) *hotEntry[T] {
 }
 
 // The owner's side: it keeps the flags of the items with an entry in step
-// with their states.
+// with their states. Every method is for the owner alone, and does
+// nothing on a nil filter.
 
 // added follows an add of item that the state applied: an item the queue
 // knew gets an entry, and the entry's flag follows the item's state.
-func (o *owner[T]) added(item T, known bool) {
-	f := o.c.filter
+func (f *filter[T]) added(q *state.Queue[T], item T, known bool) {
 	if f == nil || !known && f.table.Load() == nil {
 		return
 	}
@@ -187,16 +187,16 @@ func (o *owner[T]) added(item T, known bool) {
 		if !known && !f.cameBack(item) {
 			return
 		}
-		e = f.insert(item, func(it T) bool { return o.q.Status(it) == state.Absent })
+		e = f.insert(item, func(it T) bool { return q.Status(it) == state.Absent })
 	}
-	e.noop.Store(o.noop(item))
+	e.noop.Store(noop(q, item))
 }
 
 // noop is the flag of item's entry as its state has it: an Add at 0
 // changes nothing, and the item is not popped (an item in the lane gets
-// its flag with its slot, see filterOffer).
-func (o *owner[T]) noop(item T) bool {
-	noop, popped := o.q.NoopAdd(item)
+// its flag with its slot, see offered).
+func noop[T comparable](q *state.Queue[T], item T) bool {
+	noop, popped := q.NoopAdd(item)
 	return noop && !popped
 }
 
@@ -212,55 +212,69 @@ func (f *filter[T]) cameBack(item T) bool {
 	return true
 }
 
-// leave notes that item left the queue. Owner only, once the table
-// exists.
-func (f *filter[T]) leave(item T) {
-	h := maphash.Comparable(f.seed, item) | 1
-	f.left[h&(filterSize-1)] = h
-}
-
-// filterSync sets the flag of item's entry, if it has one, from its state:
+// sync sets the flag of item's entry, if it has one, from its state:
 // after a Done, and after an item came back to the ready order. An item
 // without one that left the queue is noted (see cameBack).
-func (o *owner[T]) filterSync(item T) {
-	f := o.c.filter
+func (f *filter[T]) sync(q *state.Queue[T], item T) {
 	if f == nil || f.table.Load() == nil {
 		return
 	}
 	if e := f.entry(item); e != nil {
-		e.noop.Store(o.noop(item))
-	} else if o.q.Status(item) == state.Absent {
-		f.leave(item)
+		e.noop.Store(noop(q, item))
+	} else if q.Status(item) == state.Absent {
+		h := maphash.Comparable(f.seed, item) | 1
+		f.left[h&(filterSize-1)] = h
 	}
 }
 
-// filterOff clears the flags of item's entry, if it has one, before item
-// is handed out.
-func (o *owner[T]) filterOff(item T) {
-	if f := o.c.filter; f != nil {
-		if e := f.entry(item); e != nil {
-			e.noop.Store(false)
-			e.sent.Store(false)
-		}
+// off clears the flags of item's entry, if it has one, before the owner
+// hands item out.
+func (f *filter[T]) off(item T) {
+	if f == nil {
+		return
+	}
+	if e := f.entry(item); e != nil {
+		e.noop.Store(false)
+		e.sent.Store(false)
 	}
 }
 
-// filterOffer gives sl, which offers item in the lane, item's entry, if it
-// has one, for the consumer to clear its flag as it claims sl; meanwhile
-// the item is ready, and an Add at 0 changes nothing unless its priority
-// is below 0.
-func (o *owner[T]) filterOffer(item T, sl *slot[T]) {
-	if f := o.c.filter; f != nil {
-		if sl.hot = f.entry(item); sl.hot != nil {
-			sl.hot.noop.Store(sl.place.Prio >= 0)
-		}
+// offered returns the entry of item, which the lane offers at priority
+// prio, if it has one, for the consumer that claims it to clear its
+// flags; meanwhile the item is ready, and an Add at 0 changes nothing
+// unless prio is below 0.
+func (f *filter[T]) offered(item T, prio int) *hotEntry[T] {
+	if f == nil {
+		return nil
+	}
+	e := f.entry(item)
+	if e != nil {
+		e.noop.Store(prio >= 0)
+	}
+	return e
+}
+
+// The callers' side of an entry.
+
+// mark takes the entry's sent flag for an Add that the batch inbox puts,
+// under its lock, so that the flag's Add has a place in the order of
+// requests. It reports whether the Add took the flag. e may be nil.
+func (e *hotEntry[T]) mark() bool { return e != nil && e.sent.CompareAndSwap(false, true) }
+
+// unmark clears the sent flag that an Add took, once the owner applied
+// (or ignored) the Add. e may be nil.
+func (e *hotEntry[T]) unmark() {
+	if e != nil {
+		e.sent.Store(false)
 	}
 }
 
-// unsend clears the sent flag that the Add r set, once the owner applied
-// it (or ignored it).
-func (r *request[T]) unsend() {
-	if r.hot != nil {
-		r.hot.sent.Store(false)
+// claiming clears the entry's flags as a consumer claims the item from
+// the lane, just before its claim: an Add made after the claim must reach
+// the owner. e may be nil.
+func (e *hotEntry[T]) claiming() {
+	if e != nil {
+		e.noop.Store(false)
+		e.sent.Store(false) // an Add on its way may be applied before this claim
 	}
 }

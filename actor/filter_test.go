@@ -111,7 +111,7 @@ func TestFilterAddAfterClaimCountingOnDuplicate(t *testing.T) {
 	o.serveRound()
 	q.Add(1) // a duplicate that reaches the owner: item 1 gets a filter entry
 	o.serveRound()
-	c.lane.wanted = true
+	o.offers.wanted = true
 	o.handOut() // offers 1 in the lane
 	sl := <-c.lane.ch
 	if sl.item != 1 || sl.hot == nil {

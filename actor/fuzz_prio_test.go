@@ -2,6 +2,7 @@ package actor_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"testing/synctest"
@@ -150,17 +151,50 @@ func (m *pmodel) get() (item, prio int) {
 			best = it
 		}
 	}
-	r := m.ready[best]
+	return best, m.serve(best)
+}
+
+// serve hands out item, which must be ready, and returns its priority.
+func (m *pmodel) serve(item int) int {
+	r := m.ready[item]
 	// Served paths go to the back of their turns, if items remain there.
-	m.unready(best)
-	for _, path := range m.paths(best, r.prio) {
+	m.unready(item)
+	for _, path := range m.paths(item, r.prio) {
 		if _, ok := m.turns[path]; ok {
 			m.clock++
 			m.turns[path] = m.clock
 		}
 	}
-	m.processing[best] = true
-	return best, r.prio
+	m.processing[item] = true
+	return r.prio
+}
+
+// take checks a hand-out of item at priority prio by a queue that may
+// hand out items up to slack places early: item must be ready at prio,
+// and among the next slack+1 items the model would hand out. Then the
+// model hands it out.
+func (m *pmodel) take(item, prio, slack int) error {
+	if r, ok := m.ready[item]; !ok || r.prio != prio {
+		return fmt.Errorf("handed out %d at priority %d; the model has it ready %v at %d", item, prio, ok, r.prio)
+	}
+	if next := m.next(slack + 1); !slices.Contains(next, item) {
+		return fmt.Errorf("handed out %d; the model would hand out %v next", item, next)
+	}
+	m.serve(item)
+	return nil
+}
+
+// next returns the next n items the model would hand out, without
+// handing them out.
+func (m *pmodel) next(n int) []int {
+	c := *m
+	c.ready, c.turns, c.processing = maps.Clone(m.ready), maps.Clone(m.turns), map[int]bool{}
+	var out []int
+	for len(out) < n && len(c.ready) > 0 {
+		item, _ := c.get()
+		out = append(out, item)
+	}
+	return out
 }
 
 // before reports whether ready item a goes before ready item b.

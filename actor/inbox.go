@@ -76,6 +76,9 @@ func (in *inbox[T]) len() int {
 	return len(in.ch)
 }
 
+// empty reports whether no request is there now.
+func (in *inbox[T]) empty() bool { return in.len() == 0 }
+
 // idle returns what the owner's select waits on once take found nothing:
 // a channel that delivers the next request, or a bell that rings once
 // requests arrived (then the owner takes them). The owner calls woke once

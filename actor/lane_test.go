@@ -63,7 +63,7 @@ func TestLaneClaimsSeen(t *testing.T) {
 		defer q.ShutDown()
 		c := q.c
 		first := <-c.lane.ch // slot of 1: received, not claimed yet
-		_, item, _, got, _ := c.lane.get(c, nil)
+		item, _, got, _ := c.take(nil)
 		if !got || item != 2 {
 			t.Fatalf("claimed %d, %v; want 2, true", item, got)
 		}

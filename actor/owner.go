@@ -8,9 +8,16 @@ import (
 // owner is the owner goroutine: the queue's state, and what only the loop
 // needs to serve it (the callers' side is in shared). After the goroutine
 // ends, the callers take turns with it (lifetime.go).
+//
+// The fast paths the owner drives are offers (the lane's owner side) and
+// the filter's flags; it calls them at fixed points of a round, and each
+// touches only its own fields and the state it is given. Either may be
+// nil, and every method they have for the owner does nothing then.
 type owner[T comparable] struct {
 	c       *shared[T]
 	q       *state.Queue[T]
+	offers  *offers[T]   // the lane's owner side, or nil
+	filter  *filter[T]   // the duplicate filter, or nil (shared with callers: c.filter)
 	waiting []*waiter[T] // Get and GetBatch calls waiting for an item, oldest first
 	at      int64        // the instant of the event being applied (see state.Metrics)
 	metrics bool         // the state records metrics: refresh them
@@ -81,7 +88,7 @@ func (o *owner[T]) wait() (quit bool) {
 		o.unstage()
 		o.serve(r)
 	case <-bell:
-	case <-o.c.bell: // Items was called, or a Get found the lane empty
+	case <-o.c.bell: // Items was called, or a consumer claimed an item to record
 	case out <- o.head:
 		o.staged = false
 		o.q.Received(o.head, o.headPlace, o.now())
@@ -106,7 +113,7 @@ func (o *owner[T]) wait() (quit bool) {
 func (o *owner[T]) stage() bool {
 	item, p, ok := o.q.Pop(o.now())
 	if ok {
-		o.filterOff(item)
+		o.filter.off(item)
 		o.staged, o.head, o.headPlace = true, item, p
 	}
 	return ok
@@ -119,17 +126,15 @@ func (o *owner[T]) unstage() {
 	}
 	var zero T
 	o.q.Return(o.head, o.headPlace, o.now())
-	o.filterSync(o.head)
+	o.filter.sync(o.q, o.head)
 	o.staged, o.head = false, zero
 }
 
-// busy reports whether an item is being processed: by the state's
-// count, or claimed from the lane and not yet seen (once the lane is shut,
-// the only items left popped).
+// busy reports whether an item is being processed: by the state's count,
+// or claimed from the lane and not yet seen (once the lane is shut, the
+// only items left popped).
 func (o *owner[T]) busy() bool {
-	if o.c.lane != nil {
-		o.c.lane.see(o)
-	}
+	o.offers.see(o.q)
 	return o.q.Processing() > 0 || o.q.Popped() > 0
 }
 
@@ -153,18 +158,14 @@ func (o *owner[T]) serveDue() {
 }
 
 // handOut gives ready items to whoever waits for them: waiting Get and
-// GetBatch calls first, then the lane.
+// GetBatch calls first (what the lane offers goes first, so it comes
+// back), then the lane.
 func (o *owner[T]) handOut() {
 	if len(o.waiting) > 0 {
-		if l := o.c.lane; l != nil {
-			l.takeBack(o)    // what the lane offers goes first
-			l.wanted = false // until a Get finds the lane empty: GetBatch has no use for it
-		}
+		o.offers.takeBack(o.q, o.filter, o.now())
 		o.serveWaiters()
 	}
-	if o.c.lane != nil {
-		o.c.lane.fill(o)
-	}
+	o.offers.fill(o.q, o.filter, o.now(), o.c.inbox.empty)
 }
 
 // arm points the delay alarm at the earliest deadline and the metrics
@@ -187,9 +188,7 @@ func (o *owner[T]) refresh() {
 	if !o.metrics {
 		return
 	}
-	if o.c.lane != nil {
-		o.c.lane.see(o) // the hand-outs through the lane so far
-	}
+	o.offers.see(o.q) // the hand-outs through the lane so far
 	now := o.c.since()
 	if at, ok := o.q.Refresh(now); !ok {
 		o.tickAlarm.stop()
@@ -221,9 +220,7 @@ func (o *owner[T]) startDrain() {
 	o.q.Drain()
 	o.dueAlarm.stop()
 	o.tickAlarm.stop() // client-go refreshes nothing once shutting down
-	if o.c.lane != nil {
-		o.c.lane.shut(o)
-	}
+	o.offers.close(o.q, o.filter, o.now())
 	o.serveWaiters()
 }
 
@@ -237,9 +234,7 @@ func (o *owner[T]) exit() {
 	o.tickAlarm.stop()
 	o.flush() // what was sent before ShutDown counts
 	o.q.End()
-	if o.c.lane != nil {
-		o.c.lane.shut(o)
-	}
+	o.offers.close(o.q, o.filter, o.now())
 	o.serveWaiters()
 	close(o.c.out)
 	close(o.c.done)

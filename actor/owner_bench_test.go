@@ -16,7 +16,7 @@ func BenchmarkOwnerCycle(b *testing.B) {
 		b.Run(fmt.Sprint("burst=", burst), func(b *testing.B) {
 			o := newOwner(Config[int]{})
 			c := o.c
-			c.lane.wanted = true
+			o.offers.wanted = true
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
@@ -29,7 +29,7 @@ func BenchmarkOwnerCycle(b *testing.B) {
 				}
 				o.handOut()
 				for range burst {
-					_, item, _, got, _ := c.lane.get(c, nil)
+					item, _, got, _ := c.take(nil)
 					if !got {
 						b.Fatal("no item from the lane")
 					}

@@ -637,3 +637,86 @@ func TestFairnessLaneTurns(t *testing.T) {
 		}
 	})
 }
+
+// TestFairLaneBound: with fairness, the lane offers about as many items
+// as there are consumers asking, L, in the exact order; consumers that
+// claim them in another order hand out each item with at most L-1 items
+// before it in the sequential model's order (pmodel), which hands out in
+// the order of the claims: a lane of L slots puts at most L items out of
+// order, then and in later rounds (the keys keep the order of their
+// offers), and no more. Here L consumers wait at once, and then claim the
+// L offered items in reverse order.
+func TestFairLaneBound(t *testing.T) {
+	const consumers = 4
+	keys := func(i int) []string { return []string{fmt.Sprint("t", i%7), fmt.Sprint("n", i%3)} }
+	synctest.Test(t, func(t *testing.T) {
+		q := actor.New(actor.Config[int]{Fairness: keys})
+		defer q.ShutDown()
+		m := newPModel(keys)
+		got := make(chan int, consumers)
+		for range consumers { // the lane learns how many consumers ask
+			go func() {
+				item, _ := q.Get()
+				got <- item
+			}()
+		}
+		synctest.Wait()
+		for i := range consumers {
+			q.Add(1000 + i)
+			m.add(1000+i, 0)
+		}
+		for range consumers { // in the order the consumers report, not the hand-out's
+			if err := m.take(<-got, 0, consumers-1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range 40 {
+			q.Add(i)
+			m.add(i, 0)
+		}
+		if n := q.Len(); n != 40 { // the owner applied the adds, and filled the lane
+			t.Fatalf("Len() = %d; want 40", n)
+		}
+		slack := consumers - 1
+		if !actor.HasLane(q) { // every Get asks the owner: the model's order exactly
+			slack = 0
+		} else if slots := actor.ReceiveOffered(q); len(slots) != consumers {
+			t.Fatalf("the lane offers %d items; want %d, one per consumer that asked", len(slots), consumers)
+		} else {
+			claimReversed(t, q, m, slots)
+		}
+		// The rest, one consumer: the keys keep the order in which the lane
+		// offered their items, which the model has as they were claimed.
+		for len(m.ready) > 0 {
+			item, prio, _ := q.GetWithPriority()
+			q.Done(item)
+			if err := m.take(item, prio, slack); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// claimReversed claims the offered slots in reverse order, each within
+// len(slots)-1 items of the model's order, and the first exactly that
+// late.
+func claimReversed(t *testing.T, q *actor.Queue[int], m *pmodel, slots []*actor.Slot[int]) {
+	t.Helper()
+	consumers := len(slots)
+	var order []int
+	for i := len(slots) - 1; i >= 0; i-- {
+		item, prio, ok := actor.ClaimOffered(q, slots[i])
+		if !ok {
+			t.Fatalf("claim of the %d-th slot failed", i)
+		}
+		order = append(order, item)
+		if i == len(slots)-1 {
+			if err := m.take(item, prio, consumers-2); err == nil {
+				t.Fatalf("the last item offered, %d, came first within %d items of the model's order; want it %d items late", item, consumers-2, consumers-1)
+			}
+		}
+		if err := m.take(item, prio, consumers-1); err != nil {
+			t.Fatalf("claims in reverse order %v: %v", order, err)
+		}
+	}
+}

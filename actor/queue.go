@@ -81,7 +81,7 @@ func newOwner[T comparable](cfg Config[T]) *owner[T] {
 	if cfg.paths != nil {
 		fp = *cfg.paths
 	}
-	install(fp, c, cfg, m)
+	install(fp, o, cfg, m)
 	if cfg.Name != "" {
 		c.register(cfg.Name)
 	}
@@ -327,10 +327,7 @@ func (q *Queue[T]) Done(item T) {
 	if c.checkItems {
 		c.mustHash(item)
 	}
-	r := request[T]{op: opDone, item: item, at: c.callTime()}
-	if !c.send(r) {
-		c.withRest(func(o *owner[T]) { o.serve(r) })
-	}
+	c.post(request[T]{op: opDone, item: item, at: c.callTime()})
 }
 
 // DoneBatch marks each of items finished, as [Queue.Done] does for each in
@@ -349,10 +346,7 @@ func (q *Queue[T]) DoneBatch(items []T) {
 	}
 	l := c.list()
 	l.items = append(l.items, items...)
-	r := request[T]{op: opDones, list: l, at: c.callTime()}
-	if !c.send(r) {
-		c.withRest(func(o *owner[T]) { o.serve(r) })
-	}
+	c.post(request[T]{op: opDones, list: l, at: c.callTime()})
 }
 
 // Len returns the number of items ready to be handed out. It waits for the
@@ -361,10 +355,7 @@ func (q *Queue[T]) DoneBatch(items []T) {
 func (q *Queue[T]) Len() int {
 	c := q.c
 	w := c.waiter()
-	r := request[T]{op: opLen, w: w}
-	if !c.send(r) {
-		c.withRest(func(o *owner[T]) { o.serve(r) })
-	}
+	c.post(request[T]{op: opLen, w: w})
 	c.await(w)
 	n := w.n
 	c.release(w)
@@ -388,10 +379,7 @@ func (q *Queue[T]) SetKeyLimit(l KeyLimit) error {
 	}
 	w := c.waiter()
 	w.limit = l.core()
-	r := request[T]{op: opLimit, w: w}
-	if !c.send(r) {
-		c.withRest(func(o *owner[T]) { o.serve(r) })
-	}
+	c.post(request[T]{op: opLimit, w: w})
 	c.await(w)
 	w.limit = state.KeyLimit{}
 	c.release(w)
@@ -406,16 +394,20 @@ func (q *Queue[T]) ShuttingDown() bool { return q.c.shutting.Load() }
 // state). got is false when the queue is shutting down and nothing is
 // ready, or, with canceled true, when cancel was closed first.
 func (c *shared[T]) take(cancel <-chan struct{}) (item T, prio int, got, canceled bool) {
-	w, item, prio, got, canceled := c.lane.get(c, cancel)
-	if w == nil {
-		return item, prio, got, canceled
+	sl := c.lane.receive()
+	if sl != nil {
+		if it, p, ok := c.lane.claim(c, sl); ok {
+			return it, p, true, false
+		}
+		// Revoked, or below top: the slot goes back to the owner with the
+		// request, which is answered once every request sent before it is
+		// applied. Its item is not the caller's.
 	}
-	// The owner answered: the item, if any, is the one it handed out.
-	var zero T
-	item, prio, got, canceled = zero, 0, false, w.canceled
+	w := c.ask(nil, sl, cancel)
 	if len(w.items) > 0 {
 		item, prio, got = w.items[0], w.prio, true
 	}
+	canceled = w.canceled
 	c.release(w)
 	return item, prio, got, canceled
 }

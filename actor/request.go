@@ -100,6 +100,7 @@ type waiter[T comparable] struct {
 	items    []T               // opGet: the items handed out, up to cap(items), all processing
 	one      [1]T              // the buffer of a Get
 	prio     int               // opGet: the priority of the first item
+	get      bool              // opGet: a Get (it keeps the lane filled), not a GetBatch
 	slot     *slot[T]          // opGet of a Get: a lane slot it gives back (lane.go), until the owner takes it
 	n        int               // opLen: the answer
 	shutdown bool              // opGet: nothing was ready and the queue is shutting down

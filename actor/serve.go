@@ -12,17 +12,11 @@ func (o *owner[T]) serve(r request[T]) {
 	if o.c.stamped && r.op != opCancel {
 		o.at = r.at
 	}
-	if o.c.lane != nil {
-		o.c.lane.prepare(o, r)
-	}
+	o.offers.prepare(o.q, o.c.inbox.batches(), &r)
 	switch r.op {
 	case opAdd:
 		o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys}, r.at)
-		popped := r.hot != nil && o.c.lane != nil && len(o.c.lane.sent) > 0 && o.q.Status(r.item) == state.Popped
-		r.unsend()
-		if popped {
-			o.c.lane.addedWhilePopped(r.item) // after the unsend (filter.go)
-		}
+		o.unmark(r)
 	case opRetry:
 		o.add(r.item, state.Opts{Keys: r.keys, Retry: true}, r.at)
 	case opAddAt:
@@ -56,15 +50,14 @@ func (o *owner[T]) serve(r request[T]) {
 // get serves a Get or GetBatch: w waits for items, behind the calls
 // already waiting.
 func (o *owner[T]) get(w *waiter[T]) {
-	if l := o.c.lane; l != nil {
-		if w.slot != nil { // a Get gives back a slot it could not claim
-			l.giveBack(o, w.slot)
-			w.slot = nil
-		}
-		l.takeBack(o) // what the lane offers goes first
+	if w.slot != nil { // a Get gives back a slot it could not claim
+		o.offers.giveBack(o.q, o.filter, w.slot, o.now())
+		w.slot = nil
 	}
-	o.serveDue() // an item due now is ready for this call
+	o.offers.takeBack(o.q, o.filter, o.now()) // what the lane offers goes first
+	o.serveDue()                              // an item due now is ready for this call
 	o.waiting = append(o.waiting, w)
+	o.offers.asked(w.get, len(o.waiting))
 	o.serveWaiters()
 }
 
@@ -72,7 +65,7 @@ func (o *owner[T]) get(w *waiter[T]) {
 // items go back to the order first, so that the snapshot lists them in
 // their place whichever transport is on; the lane offers them again after.
 func (o *owner[T]) snapshot(w *waiter[T]) {
-	o.c.lane.takeBack(o)
+	o.offers.takeBack(o.q, o.filter, o.now())
 	o.serveDue() // an item due now is ready, as a Len would see it
 	w.snap = o.q.Snapshot(w.snapN)
 	w.answer()
@@ -99,23 +92,37 @@ func (o *owner[T]) addList(l *itemList[T], at int64) {
 // add, addAt and done apply an event of item to the state, and keep the
 // fast paths in step with it.
 func (o *owner[T]) add(item T, opts state.Opts, at int64) {
-	o.added(item, o.q.Add(item, opts, at))
-	if o.c.lane != nil {
-		o.c.lane.applied(o)
-	}
+	o.filter.added(o.q, item, o.q.Add(item, opts, at))
+	o.offers.added(o.q, o.filter, opts.Prio, o.now())
 }
 
 func (o *owner[T]) addAt(item T, due int64, opts state.Opts, at int64) {
 	o.q.AddAt(item, due, opts, at)
-	o.added(item, false)
-	if o.c.lane != nil {
-		o.c.lane.applied(o)
-	}
+	o.filter.added(o.q, item, false)
+	o.offers.added(o.q, o.filter, opts.Prio, o.now())
 }
 
 func (o *owner[T]) done(item T, at int64) {
 	o.q.Done(item, at)
-	o.filterSync(item)
+	o.filter.sync(o.q, item)
+}
+
+// unmark clears the sent flag that the Add r took (filter.go). If r's
+// item was in the lane and a consumer claimed it before the flag was
+// clear, an Add made after the claim may have found the flag set and
+// counted on r, which the state applied before it heard of the claim, as
+// a duplicate: then the owner hears of the claim now and adds the item
+// again, so that it runs again after its Done. (A claim after the clear
+// needs nothing: Adds made after it find the flag clear.)
+func (o *owner[T]) unmark(r request[T]) {
+	if r.hot == nil {
+		return
+	}
+	r.hot.unmark()
+	if o.offers != nil && o.q.Status(r.item) == state.Popped && o.offers.claimed(r.item) {
+		o.offers.see(o.q)
+		o.add(r.item, state.Opts{}, r.at)
+	}
 }
 
 // serveWaiters hands ready items to the waiting calls, oldest call first,
@@ -130,7 +137,7 @@ func (o *owner[T]) serveWaiters() {
 			if !ok {
 				break
 			}
-			o.filterOff(item)
+			o.filter.off(item)
 			if len(w.items) == 0 {
 				w.prio = p.Prio
 			}

@@ -99,10 +99,7 @@ func (q *Queue[T]) Snapshot(n int) Snapshot[T] {
 	c := q.c
 	w := c.waiter()
 	w.snapN = max(n, 0)
-	r := request[T]{op: opSnapshot, w: w}
-	if !c.send(r) {
-		c.withRest(func(o *owner[T]) { o.serve(r) })
-	}
+	c.post(request[T]{op: opSnapshot, w: w})
 	c.await(w)
 	s := w.snap
 	w.snap = state.Snapshot[T]{}

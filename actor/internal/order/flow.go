@@ -271,6 +271,7 @@ func (o *Prio[T]) settle(x *node[T], front bool) {
 		case ok && !x.active:
 			p.toBack(x)
 			x.used = 0
+			o.joins++
 		case !ok && x.active:
 			p.unlink(x)
 			x.used = 0
@@ -302,15 +303,6 @@ func (o *Prio[T]) pickByWork(n *node[T]) *node[T] {
 	}
 	n.flow.vnow = max(n.flow.vnow, best.flow.tag())
 	return best
-}
-
-// Returned is the event of an item of keys popped and not handed out,
-// which goes back to a new place (Push) rather than its own (PushFront):
-// it is no longer out.
-func (o *Prio[T]) Returned(keys []string) {
-	if o.flows != nil {
-		o.moveOut(o.flowOf(keys), -1)
-	}
 }
 
 // CheckFlows returns an error if the flows break their invariants: out

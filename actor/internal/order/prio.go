@@ -40,6 +40,7 @@ type Prio[T comparable] struct {
 	peak  int                // the most keys dead held since it was last made
 	bound int64              // the starvation bound in nanoseconds; 0 for none
 	now   int64              // the instant of the Pop under way (for the bound)
+	joins uint64             // counts the keys that joined their parents' turns (Joins)
 
 	// KeysOf returns the keys a ready item was queued with; with fairness
 	// and a bound, Pop needs them to hand out an item from the middle of
@@ -218,6 +219,14 @@ func (o *Prio[T]) Pop(now int64) (T, Place) {
 	o.popped(prio, b)
 	return e.item, Place{Prio: prio, Seq: e.seq, At: e.at, Keys: keys}
 }
+
+// Joins counts the times a key joined its parent's turns at the back: it
+// got a ready item it may hand out (an add, or its cap lifting), or its
+// turns began. A key pushed back to the front, which gets back the turns
+// its Pop took, does not count. A transport that pops items ahead of their
+// hand-out compares it before and after an event: if it changed, a key
+// may now go before what it popped.
+func (o *Prio[T]) Joins() uint64 { return o.joins }
 
 // Ready reports whether Pop may be called: an item is ready whose keys
 // are not at their caps.

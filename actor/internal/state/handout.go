@@ -75,15 +75,14 @@ func (q *Queue[T]) Return(item T, p order.Place, now int64) {
 	q.transit--
 	ne := e.with(Ready) &^ raisedBit
 	q.items[item] = ne
-	if e&raisedBit != 0 {
-		q.raised--
-		if q.prio != nil {
-			q.prio.Returned(p.Keys) // no longer out; placed anew
-		}
-		q.enqueue(item, ne, q.nextSeq(), now)
-		return
-	}
 	q.order.PushFront(item, p) // no longer out, with its turns back
+	if e&raisedBit != 0 {
+		// Raised while popped: as if the Pop had not taken it, and then
+		// the add had raised it, to the back of its new priority.
+		q.raised--
+		q.order.Remove(item, p)
+		q.enqueue(item, ne, q.nextSeq(), now)
+	}
 }
 
 // Done ends item's processing, at instant now. An item added again

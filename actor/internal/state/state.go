@@ -227,6 +227,16 @@ func (q *Queue[T]) TopPrio() (int, bool) {
 	return 0, true
 }
 
+// Joins counts the times a fairness key joined the turns (order.Prio's
+// Joins); 0 without fairness. A transport that pops items ahead of their
+// hand-out returns them when it changes: a key that joined may go first.
+func (q *Queue[T]) Joins() uint64 {
+	if q.prio == nil {
+		return 0
+	}
+	return q.prio.Joins()
+}
+
 // Delayed is the number of items waiting on a delay.
 func (q *Queue[T]) Delayed() int { return q.delays.Len() }
 
