@@ -325,12 +325,12 @@ func TestKeyCapStress(t *testing.T) {
 			}
 		})
 	}
-	pw.Wait()
-	for q.Len() > 0 && !failed.Load() {
-		time.Sleep(time.Millisecond)
-	}
-	q.ShutDownWithDrain()
-	wg.Wait()
+	within(t, "the producers did not return from their Adds", pw.Wait)
+	waitFor(t, "the consumers did not take every item", func() bool { return q.Len() == 0 || failed.Load() })
+	within(t, "ShutDownWithDrain did not return, or the consumers did not end", func() {
+		q.ShutDownWithDrain()
+		wg.Wait()
+	})
 	if got := processed.Load(); got != producers*perProducer {
 		t.Fatalf("processed %d items; want %d", got, producers*perProducer)
 	}

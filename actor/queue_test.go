@@ -782,19 +782,22 @@ func TestShutDownLeavesNoGoroutine(t *testing.T) {
 			for range 50 {
 				// Earlier queues' goroutines may still be returning
 				// through the runtime's exit path; let them finish.
-				for i := 0; ; i++ {
-					if n, _ := ownerGoroutines(); n == 0 {
-						break
-					} else if i == 1000 {
-						t.Fatalf("%d owner goroutines of earlier queues remain", n)
-					}
-					runtime.Gosched()
-				}
+				waitFor(t, "the owner goroutines of earlier queues did not end", func() bool {
+					n, _ := ownerGoroutines()
+					return n == 0
+				})
 				q := actor.New(actor.Config[int]{})
 				tc.fill(q)
+				q.Len() // the owner goroutine has started: it answered
 				if n, _ := ownerGoroutines(); n != 1 {
 					t.Fatalf("%d owner goroutines while the queue runs; want 1", n)
 				}
+				// The check below can fail: an owner waiting for work is
+				// seen blocked.
+				waitFor(t, "the owner goroutine of an idle queue was not seen blocked in its select", func() bool {
+					_, blocked := ownerGoroutines()
+					return blocked == 1
+				})
 				tc.stop(q)
 				if n, blocked := ownerGoroutines(); blocked != 0 {
 					t.Fatalf("%d owner goroutines remain, %d of them blocked, the instant ShutDown returned", n, blocked)
@@ -807,22 +810,24 @@ func TestShutDownLeavesNoGoroutine(t *testing.T) {
 // TestDroppedQueueEnds checks that a queue nobody holds ends its goroutine
 // without a ShutDown.
 func TestDroppedQueueEnds(t *testing.T) {
+	waitFor(t, "the owner goroutines of earlier queues did not end", func() bool {
+		n, _ := ownerGoroutines()
+		return n == 0
+	})
 	func() {
 		q := actor.New(actor.Config[int]{})
 		q.Add(1)
 		q.AddAfter(2, time.Hour)
+		q.Len() // the owner goroutine has started: it answered
+		if n, _ := ownerGoroutines(); n != 1 {
+			t.Fatalf("%d owner goroutines while the queue is held; want 1", n)
+		}
+		runtime.KeepAlive(q)
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if n, _ := ownerGoroutines(); n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("owner goroutine of a dropped queue still runs after 10s of GC cycles")
-		}
-		runtime.GC()
-		time.Sleep(time.Millisecond)
-	}
+	waitCollected(t, "the owner goroutine of a dropped queue did not end", func() bool {
+		n, _ := ownerGoroutines()
+		return n == 0
+	})
 }
 
 func TestLenCountsOwnEarlierCalls(t *testing.T) {
@@ -890,13 +895,13 @@ func TestItemsNotStarvedByFlood(t *testing.T) {
 	}
 	defer wg.Wait()
 	defer close(stop)
-	timeout := time.After(10 * time.Second)
+	timeout := time.After(waitLimit)
 	for got := 0; got < 1000; got++ {
 		select {
 		case item := <-items:
 			q.Done(item)
 		case <-timeout:
-			t.Fatalf("the Items consumer got %d items in 10s while producers flooded the queue", got)
+			t.Fatalf("the Items consumer got %d items of 1000 in %v while producers flooded the queue", got, waitLimit)
 		}
 	}
 }

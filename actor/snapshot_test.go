@@ -255,14 +255,12 @@ func TestNamedQueues(t *testing.T) {
 	func() {
 		dropped := actor.New(actor.Config[int]{Name: "reg-dropped"})
 		dropped.Add(1)
-	}()
-	for i := 0; listed[int](nil, "reg-dropped"); i++ {
-		if i == 100 {
-			t.Fatal("a dropped queue is still listed after 100 collections")
+		if !listed(dropped, "reg-dropped") {
+			t.Fatal("a held queue named reg-dropped is not listed")
 		}
-		runtime.GC()
-		time.Sleep(time.Millisecond)
-	}
+		runtime.KeepAlive(dropped)
+	}()
+	waitCollected(t, "a dropped queue did not leave the registry", func() bool { return !listed[int](nil, "reg-dropped") })
 }
 
 // TestSnapshotJSON: a snapshot encodes to JSON with its fields' names.
@@ -334,13 +332,13 @@ func TestSnapshotRace(t *testing.T) {
 			}
 		}
 	}()
-	wg.Wait()
-	for q.Len() > 0 || q.Snapshot(0).Delayed > 0 {
-		time.Sleep(time.Millisecond)
-	}
-	q.ShutDownWithDrain()
-	cwg.Wait()
-	<-done
+	within(t, "the producers did not return from their Adds", wg.Wait)
+	waitFor(t, "the queue did not empty (nothing ready, nothing delayed)", func() bool { return q.Len() == 0 && q.Snapshot(0).Delayed == 0 })
+	within(t, "ShutDownWithDrain did not return, or the consumers or the snapshots did not end", func() {
+		q.ShutDownWithDrain()
+		cwg.Wait()
+		<-done
+	})
 	s := q.Snapshot(8)
 	if s.Ready+s.Processing+s.Delayed != 0 || snaps == 0 {
 		t.Fatalf("after the drain: %+v (%d snapshots taken); want an empty queue", s, snaps)

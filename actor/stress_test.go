@@ -1,6 +1,7 @@
 package actor_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -201,21 +202,23 @@ func (h *history) finished(k int) { h.held[k].Store(false) }
 // key was ever held twice at once.
 func (h *history) finish(t *testing.T, q *actor.Queue[int], producers, consumers *sync.WaitGroup) {
 	t.Helper()
-	producers.Wait()
+	within(t, "the producers did not return from their Adds", producers.Wait)
 	h.waitProcessed(t)
-	q.ShutDownWithDrain()
-	consumers.Wait()
+	within(t, "ShutDownWithDrain did not return, or the consumers did not end", func() {
+		q.ShutDownWithDrain()
+		consumers.Wait()
+	})
 	if n := h.doubles.Load(); n != 0 {
 		t.Fatalf("%d times an item was held by two consumers at once", n)
 	}
 }
 
 // waitProcessed waits until every key's last Add is followed by a
-// processing start, and fails the test if that takes 30 seconds (a hang is
+// processing start, and fails the test if that takes waitLimit (a hang is
 // a failure, not a slow pass). Call it after the last Add.
 func (h *history) waitProcessed(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waitLimit)
 	for k := 0; k < len(h.lastAdd); {
 		add, start := h.lastAdd[k].Load(), h.lastStart[k].Load()
 		if add == 0 || add < start {
@@ -223,7 +226,7 @@ func (h *history) waitProcessed(t *testing.T) {
 			continue
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("key %d: last add at %d never followed by a processing (last start %d)", k, add, start)
+			t.Fatalf("key %d: last add at %d not followed by a processing (last start %d) within %v", k, add, start, waitLimit)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -319,9 +322,11 @@ func stressShutdown(t *testing.T, r *rand.Rand, kind int) {
 		sg.Go(q.ShutDownWithDrain)
 		sg.Go(q.ShutDown)
 	}
-	pwg.Wait()
-	wg.Wait()
-	sg.Wait()
+	within(t, fmt.Sprintf("shutdown kind %d: the producers, the consumers or the shutdown calls did not return", kind), func() {
+		pwg.Wait()
+		wg.Wait()
+		sg.Wait()
+	})
 	q.ShutDown()
 	// Every consumer was told "shutdown": whatever raced the shutdown,
 	// nothing is ready now (an add that arrived late was ignored).
@@ -492,10 +497,15 @@ func TestStressOwnAddFirst(t *testing.T) {
 			}
 		})
 	}
-	wg.Wait()
-	for q.Len() > 0 {
+	within(t, "the workers did not finish their rounds", wg.Wait)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	for n := q.Len(); n > 0; n = q.Len() {
 		start := clock.Add(1)
-		got, _ := q.Get()
+		got, err := q.GetContext(ctx)
+		if err != nil {
+			t.Fatalf("GetContext() = %v with %d items ready; want an item", err, n)
+		}
 		take(got, start)
 		q.Done(got)
 	}

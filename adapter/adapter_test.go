@@ -106,33 +106,67 @@ func TestNoGoroutineAfterShutDown(t *testing.T) {
 			if d, ok := q.(workqueue.TypedDelayingInterface[string]); ok {
 				d.AddAfter("delayed", time.Hour)
 			}
+			q.Len() // the owner goroutine has started: it answered
+			if n, _ := ownerGoroutines(); n == 0 {
+				t.Fatal("no owner goroutine seen while the queue runs; want its own")
+			}
 			q.ShutDown()
-			if n := blockedQueueGoroutines(); n != 0 {
-				t.Fatalf("%d queue goroutines blocked right after ShutDown; want 0", n)
+			if n, blocked := ownerGoroutines(); blocked != 0 {
+				t.Fatalf("%d owner goroutines remain, %d of them blocked, right after ShutDown; want none blocked", n, blocked)
 			}
 		})
 	}
 }
 
-// blockedQueueGoroutines counts, from one stack dump with no retry, the
-// queue goroutines that are still blocked (goleak's retries would hide a
-// late exit). A goroutine that has closed its done channel may still be
-// returning through the runtime when ShutDown returns, running or
-// runnable; it can never block or touch the queue again, and goleak's
-// VerifyTestMain proves it ends (as actor's own leak test does).
-func blockedQueueGoroutines() int {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	blocked := 0
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if !strings.Contains(g, "created by github.com/actorq/actorq/actor.New[") {
-			continue
+// ownerGoroutines returns how many owner goroutines of actor queues exist,
+// and how many of them are blocked, from one look at every goroutine, with
+// no retry (goleak's retries would hide a late exit). An owner that has
+// closed its done channel may still be returning through the runtime when
+// ShutDown returns, running or runnable; it can never block or touch the
+// queue again, and goleak's VerifyTestMain proves it ends (as actor's own
+// leak test does, whose ownerGoroutines this is).
+//
+// It reads runtime.GoroutineProfile and names the frames with
+// runtime.CallersFrames: no text is parsed. An owner goroutine runs
+// actor's (*owner[T]).loop, which is on its stack from the moment it
+// starts until the loop returns; a goroutine parked by the scheduler
+// (blocked, or woken and not yet running) has runtime.gopark as its
+// innermost frame. Call it after the queue has answered a call, so that
+// its owner has started.
+func ownerGoroutines() (total, blocked int) {
+	var records []runtime.StackRecord
+	for n := runtime.NumGoroutine() + 8; ; {
+		records = make([]runtime.StackRecord, n)
+		got, ok := runtime.GoroutineProfile(records)
+		if ok {
+			records = records[:got]
+			break
 		}
-		if !strings.HasPrefix(g[strings.Index(g, "[")+1:], "running") && !strings.HasPrefix(g[strings.Index(g, "[")+1:], "runnable") {
-			blocked++
+		n = got + 8 // goroutines were started meanwhile
+	}
+	for _, r := range records {
+		owner, parked := false, false
+		frames := runtime.CallersFrames(r.Stack())
+		for i := 0; ; i++ {
+			f, more := frames.Next()
+			if i == 0 {
+				parked = f.Function == "runtime.gopark"
+			}
+			if strings.HasPrefix(f.Function, "github.com/actorq/actorq/actor.(*owner[") && strings.HasSuffix(f.Function, "]).loop") {
+				owner = true
+			}
+			if !more {
+				break
+			}
+		}
+		if owner {
+			total++
+			if parked {
+				blocked++
+			}
 		}
 	}
-	return blocked
+	return total, blocked
 }
 
 // lifo is a user-written client-go Queue storage, here a LIFO to show it

@@ -51,7 +51,7 @@ func ExampleExtras() {
 	x := q.(workqueue.Extras[string])
 
 	q.Add("key")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	key, err := x.GetContext(ctx)
 	fmt.Println(key, err)

@@ -377,10 +377,17 @@ func TestConcurrent(t *testing.T) {
 			}
 		}()
 	}
+	timeout := time.NewTimer(30 * time.Second)
+	defer timeout.Stop()
 	for range 2 {
-		if err := <-errs; err != nil {
-			t.Error(err)
-			<-done
+		select {
+		case err := <-errs:
+			if err != nil {
+				t.Error(err)
+				<-done
+			}
+		case <-timeout.C:
+			t.Fatal("the page requests did not all return within 30s while queues came and went")
 		}
 	}
 }

@@ -11,14 +11,20 @@
 #   2. It builds a GOPROXY directory from the clone's tags, with a throwaway
 #      Go program using golang.org/x/mod/zip (module zips as the go command
 #      makes them: <module>@<version>/..., nested modules' directories left
-#      out of the library's zip).
+#      out of the library's zip), and checks that each zip holds
+#      <module>@<version>/LICENSE, the repository's LICENSE: the library's
+#      from its root, each nested module's copied from the repository root
+#      as the go command copies it for a module that has none of its own
+#      (cmd/go/internal/modfetch/coderepo.go; zip.CreateFromVCS does the
+#      same).
 #   3. In another temporary directory it creates a user module that imports
 #      github.com/actorq/actorq/adapter and .../actor, resolves them with
 #      go get github.com/actorq/actorq/adapter@<the second version>, as a
 #      user would, then vets, builds and runs it. The actorq modules come
 #      from the file proxy only (the downloaded zips are compared with the
 #      ones it built); client-go and the rest come from the local module
-#      cache or the usual proxy.
+#      cache or the usual proxy. Then go mod download of every module at
+#      that version must show the repository's LICENSE in its directory.
 #
 # Everything runs with a temporary GOMODCACHE, so the test versions never
 # reach the real module cache (where they would shadow a real release of
@@ -101,6 +107,7 @@ import (
 	"archive/zip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"os/exec"
@@ -143,7 +150,8 @@ func main() {
 		check(modzip.CreateFromVCS(f, mod, repo, tag, dir))
 		check(f.Close())
 		z := must(zip.OpenReader(base + ".zip"))
-		fmt.Printf("%s@%s: %d files\n", mod.Path, version, len(z.File))
+		checkLicense(z, mod, func() string { return git(repo, "show", tag+":LICENSE") })
+		fmt.Printf("%s@%s: %d files, LICENSE among them\n", mod.Path, version, len(z.File))
 		z.Close()
 		versions[mod.Path] = append(versions[mod.Path], version)
 	}
@@ -152,6 +160,25 @@ func main() {
 		list := filepath.Join(out, must(module.EscapePath(p)), "@v", "list")
 		check(os.WriteFile(list, []byte(strings.Join(vs, "\n")+"\n"), 0o666))
 	}
+}
+
+// checkLicense fails unless the module zip z holds <module>@<version>/LICENSE
+// with the text repoLicense returns, the repository's LICENSE.
+func checkLicense(z *zip.ReadCloser, mod module.Version, repoLicense func() string) {
+	name := mod.Path + "@" + mod.Version + "/LICENSE"
+	for _, f := range z.File {
+		if f.Name != name {
+			continue
+		}
+		r := must(f.Open())
+		got := must(io.ReadAll(r))
+		check(r.Close())
+		if string(got) != repoLicense() {
+			log.Fatalf("%s in the zip differs from the repository's LICENSE", name)
+		}
+		return
+	}
+	log.Fatalf("the zip of %s@%s has no %s", mod.Path, mod.Version, name)
 }
 
 func git(dir string, args ...string) string {
@@ -224,6 +251,13 @@ github.com/actorq/actorq/adapter $second <nil>"
 		cmp "$proxy/$m/@v/$second.zip" "$GOMODCACHE/cache/download/$m/@v/$second.zip"
 	done
 	echo "the actorq modules came from the file proxy"
+	for gomod in $(cd "$clone" && find . -name go.mod -not -path '*/testdata/*' | sort); do
+		m=$(awk '$1 == "module" { print $2; exit }' "$clone/$gomod")
+		dir=$(go mod download -json "$m@$second" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')
+		[ -n "$dir" ] && cmp "$clone/LICENSE" "$dir/LICENSE" ||
+			{ echo "go mod download $m@$second: no LICENSE like the repository's in '$dir'"; exit 1; }
+		echo "go mod download $m@$second: LICENSE"
+	done
 	go vet .
 	go build -o "$tmp/user-bin" .
 	out=$("$tmp/user-bin")

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/actorq/actorq/adapter/priorityqueue"
-	"go.uber.org/goleak"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
@@ -42,11 +42,13 @@ func key(namespace, name string) reconcile.Request {
 // handler as the create event an informer would send, in its initial list
 // or not, so that the handler adds it at handler.LowPriority or at 0.
 //
-// The first event is sent alone, and its reconcile waits until the test
-// has sent every other event and the queue holds them all, so that the
-// order of the others is the queue's. reconcile returns the
-// result for one key; the controller stops once stop returns true after a
-// reconcile. run returns the keys in the order they were reconciled.
+// It runs in a testing/synctest bubble, so a reconcile's sleep and a
+// RequeueAfter are on the bubble's fake clock. The first event is sent
+// alone, and its reconcile waits until the test has sent every other
+// event and the queue holds them all, so that the order of the others is
+// the queue's. reconcile returns the result for one key; the controller
+// stops once stop returns true after a reconcile. run returns the keys in
+// the order they were reconciled.
 type crController struct {
 	t        *testing.T
 	name     string
@@ -57,7 +59,12 @@ type crController struct {
 }
 
 func (c crController) run() []reconcile.Request {
-	t := c.t
+	var order []reconcile.Request
+	synctest.Test(c.t, func(t *testing.T) { order = c.runInBubble(t) })
+	return order
+}
+
+func (c crController) runInBubble(t *testing.T) []reconcile.Request {
 	var (
 		mu      sync.Mutex
 		order   []reconcile.Request
@@ -118,32 +125,30 @@ func (c crController) run() []reconcile.Request {
 	started := make(chan error, 1)
 	go func() { started <- ctrl.Start(ctx) }()
 	events <- event.TypedGenericEvent[object]{Object: c.events[0]}
+	synctest.Wait()
 	select {
 	case <-entered:
-	case <-time.After(30 * time.Second):
+	default:
 		t.Fatal("the controller did not reconcile the first event")
 	}
 	for _, e := range c.events[1:] {
 		events <- event.TypedGenericEvent[object]{Object: e}
 	}
-	// Every event is in the queue once Len counts all but the first.
+	// Once every goroutine of the bubble is blocked, every event but the
+	// first is in the queue.
+	synctest.Wait()
 	mu.Lock()
 	q := queue
 	mu.Unlock()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if q.Len() == len(c.events)-1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the events did not all reach the queue")
-		}
-		time.Sleep(time.Millisecond)
+	if n := q.Len(); n != len(c.events)-1 {
+		t.Fatalf("Len() = %d once the events were sent and the worker waits; want %d", n, len(c.events)-1)
 	}
 	close(release)
+	// The bubble's clock: a minute passes only if the controller waits
+	// for nothing but timers, far beyond any RequeueAfter of the tests.
 	select {
 	case <-done:
-	case <-time.After(60 * time.Second):
+	case <-time.After(time.Minute):
 		t.Error("the controller did not reconcile what the test waits for")
 	}
 	cancel()
@@ -161,7 +166,6 @@ func (c crController) run() []reconcile.Request {
 // after the fresh events that arrive meanwhile, and a reconcile.Result's
 // Priority puts the requeued key ahead of the keys waiting at 0.
 func TestControllerRuntimePriorities(t *testing.T) {
-	defer goleak.VerifyNone(t)
 	const initial, fresh = 50, 5
 	var events []object
 	for i := range initial {
@@ -209,7 +213,6 @@ func TestControllerRuntimePriorities(t *testing.T) {
 // keys delays another tenant's 10 keys, added after them, by one hand-out
 // each, not by 10,000.
 func TestControllerRuntimeFairness(t *testing.T) {
-	defer goleak.VerifyNone(t)
 	const big, small = 10_000, 10
 	var events []object
 	for i := range big {

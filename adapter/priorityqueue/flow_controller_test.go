@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/actorq/actorq/actor"
 	"github.com/actorq/actorq/adapter/priorityqueue"
-	"go.uber.org/goleak"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -21,10 +21,13 @@ import (
 
 // tenants runs a controller-runtime controller with 8 workers on this
 // package's queue made with cfg, whose fairness key is the request's
-// namespace (its tenant). The events, fed through source.TypedChannel,
-// are sent while the queue's first reconcile waits, so the queue holds
-// them all before the workers start; work says how long each reconcile
-// takes. After every reconcile, stop looks at what happened so far; the
+// namespace (its tenant), in a testing/synctest bubble: the reconciles'
+// work is a sleep on the bubble's fake clock, so the worker time each
+// tenant gets is exactly what the queue's choices give it, whatever the
+// load of the machine. The events, fed through source.TypedChannel, are
+// sent while the queue's first reconciles wait, so the queue holds them
+// all before the workers start; work says how long each reconcile takes.
+// After every reconcile, stop looks at what happened so far; the
 // controller stops once it returns true. tenants returns what happened.
 type tenants struct {
 	t      *testing.T
@@ -38,6 +41,7 @@ type tenants struct {
 // history is what the reconciles did, per tenant: the hand-outs in the
 // order the reconciles began, the most processing at once, and the worker
 // time of reconciles finished, and of those still running at the stop.
+// Times are the bubble's.
 type history struct {
 	order     []string
 	running   map[string]int
@@ -63,8 +67,15 @@ func (h *history) held(tenant string) time.Duration {
 
 const workers = 8
 
+// run runs the controller in a synctest bubble of its own, which fails
+// the test if a goroutine is left in it, and returns what happened.
 func (c tenants) run() *history {
-	t := c.t
+	var h *history
+	synctest.Test(c.t, func(t *testing.T) { h = c.runInBubble(t) })
+	return h
+}
+
+func (c tenants) runInBubble(t *testing.T) *history {
 	h := &history{running: map[string]int{}, most: map[string]int{}, finished: map[string]int{},
 		spent: map[string]time.Duration{}, started: map[reconcile.Request]time.Time{}}
 	var (
@@ -139,23 +150,22 @@ func (c tenants) run() *history {
 	for _, e := range c.events {
 		events <- event.TypedGenericEvent[object]{Object: e}
 	}
-	// The workers hold the first 8 items, waiting on release; the queue
-	// holds the rest.
+	// Once every goroutine of the bubble is blocked, the workers hold
+	// the first 8 items, waiting on release, and the queue the rest.
+	synctest.Wait()
 	mu.Lock()
 	q := queue
 	mu.Unlock()
-	deadline := time.Now().Add(30 * time.Second)
-	for q.Len() != len(c.events)-workers {
-		if time.Now().After(deadline) {
-			t.Fatalf("the queue holds %d events; want %d", q.Len(), len(c.events)-workers)
-		}
-		time.Sleep(time.Millisecond)
+	if n := q.Len(); n != len(c.events)-workers {
+		t.Fatalf("Len() = %d once the events were sent and the workers wait; want %d", n, len(c.events)-workers)
 	}
 	close(release)
+	// The bubble's clock: a minute of the reconciles' sleeps, far more
+	// than any of the tests needs.
 	select {
 	case <-done:
-	case <-time.After(60 * time.Second):
-		t.Fatal("the controller did not reach the test's stop")
+	case <-time.After(time.Minute):
+		t.Fatal("the controller did not reach the test's stop within a minute of its work")
 	}
 	cancel()
 	if err := <-started; err != nil {
@@ -178,39 +188,49 @@ func byTenant(r reconcile.Request) []string { return []string{r.Namespace} }
 
 // TestControllerRuntimeKeyCap: a tenant with a cap of 2 and 1,000 slow
 // items never has more than 2 of them processing on 8 workers, and the
-// other tenants' items flow meanwhile: all of them are done while the
-// slow tenant has most of its items left.
+// other tenants' items flow meanwhile on the 6 workers left: their 300
+// items of 1 ms take 50 ms, during which slow finishes the 4 items that
+// 2 workers finish in 50 ms at 20 ms each.
 func TestControllerRuntimeKeyCap(t *testing.T) {
-	defer goleak.VerifyNone(t)
 	// The first 8 events are what the workers hold at the start (the
 	// queue hands out round-robin: 2 of slow's, at its cap, and 6 of the
 	// others').
+	const (
+		slowCap   = 2
+		slowWork  = 20 * time.Millisecond
+		otherWork = time.Millisecond
+		others    = 300
+	)
 	var events []object
 	events = append(events, tenantEvents("slow", 1000)...)
 	for _, tenant := range []string{"t1", "t2", "t3"} {
-		events = append(events, tenantEvents(tenant, 100)...)
+		events = append(events, tenantEvents(tenant, others/3)...)
 	}
 	h := tenants{
 		t:    t,
 		name: "pq-key-cap",
 		cfg: priorityqueue.Config[reconcile.Request]{
 			Fairness:  byTenant,
-			KeyLimits: []actor.KeyLimit{{Keys: []string{"slow"}, Cap: 2}},
+			KeyLimits: []actor.KeyLimit{{Keys: []string{"slow"}, Cap: slowCap}},
 		},
 		events: events,
 		work: func(req reconcile.Request) time.Duration {
 			if req.Namespace == "slow" {
-				return 20 * time.Millisecond
+				return slowWork
 			}
-			return time.Millisecond
+			return otherWork
 		},
-		stop: func(h *history) bool { return h.finished["t1"]+h.finished["t2"]+h.finished["t3"] == 300 },
+		stop: func(h *history) bool { return h.finished["t1"]+h.finished["t2"]+h.finished["t3"] == others },
 	}.run()
-	if h.most["slow"] != 2 {
-		t.Errorf("slow had at most %d items processing at once; want 2 (its cap)", h.most["slow"])
+	if h.most["slow"] != slowCap {
+		t.Errorf("slow had at most %d items processing at once; want %d (its cap)", h.most["slow"], slowCap)
 	}
-	if h.finished["slow"] > 100 {
-		t.Errorf("slow finished %d items while the others finished 300; want a few (2 workers at 20 ms)", h.finished["slow"])
+	elapsed := h.stoppedAt.Sub(h.first)
+	if want := others * otherWork / (workers - slowCap); elapsed != want {
+		t.Errorf("the others' %d items took %v; want %v (the %d workers slow's cap leaves them, all the time)", others, elapsed, want, workers-slowCap)
+	}
+	if want := slowCap * int(elapsed/slowWork); h.finished["slow"] != want {
+		t.Errorf("slow finished %d items in %v; want %d (%d workers at %v)", h.finished["slow"], elapsed, want, slowCap, slowWork)
 	}
 	for _, tenant := range []string{"t1", "t2", "t3"} {
 		if h.most[tenant] < 2 {
@@ -223,7 +243,6 @@ func TestControllerRuntimeKeyCap(t *testing.T) {
 // hand-outs for each one of a tenant of weight 1 while both have items
 // ready.
 func TestControllerRuntimeKeyWeights(t *testing.T) {
-	defer goleak.VerifyNone(t)
 	var events []object
 	for i := range 400 {
 		events = append(events, newObject("gold", fmt.Sprintf("obj-%04d", i), false), newObject("free", fmt.Sprintf("obj-%04d", i), false))
@@ -252,11 +271,14 @@ func TestControllerRuntimeKeyWeights(t *testing.T) {
 }
 
 // TestControllerRuntimeFairByWorkTime: with fairness by work time, two
-// tenants whose reconciles take 100 ms and 10 ms hold equal worker time,
-// within one item's time (100 ms), over a run of about 2 seconds on 8
-// workers.
+// tenants whose reconciles take 100 ms and 10 ms hold equal worker time
+// over a run of 2 seconds on 8 workers (16 s of worker time), within one
+// heavy item per worker (800 ms), the bound the core's TestWorkTime
+// proves: each worker may be in the middle of a heavy item the queue
+// chose when the virtual times were even. Fairness by turns would give
+// heavy ten times light's time.
 func TestControllerRuntimeFairByWorkTime(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	const heavyWork, lightWork = 100 * time.Millisecond, 10 * time.Millisecond
 	var events []object
 	for i := range 2000 {
 		events = append(events, newObject("heavy", fmt.Sprintf("obj-%04d", i), false), newObject("light", fmt.Sprintf("obj-%04d", i), false))
@@ -271,15 +293,18 @@ func TestControllerRuntimeFairByWorkTime(t *testing.T) {
 		events: events,
 		work: func(req reconcile.Request) time.Duration {
 			if req.Namespace == "heavy" {
-				return 100 * time.Millisecond
+				return heavyWork
 			}
-			return 10 * time.Millisecond
+			return lightWork
 		},
-		stop: func(h *history) bool { return time.Since(h.first) > 2*time.Second },
+		stop: func(h *history) bool { return time.Since(h.first) >= 2*time.Second },
 	}.run()
 	heavy, light := h.held("heavy"), h.held("light")
 	t.Logf("worker time held: heavy %v (%d done), light %v (%d done)", heavy, h.finished["heavy"], light, h.finished["light"])
-	if d := heavy - light; d < -100*time.Millisecond || d > 100*time.Millisecond {
-		t.Errorf("worker time held: heavy %v, light %v; want equal within 100ms", heavy, light)
+	if total := heavy + light; total != workers*h.stoppedAt.Sub(h.first) {
+		t.Errorf("worker time held: %v in all over %v; want %d workers busy all the time", total, h.stoppedAt.Sub(h.first), workers)
+	}
+	if d, tol := heavy-light, workers*heavyWork; d < -tol || d > tol {
+		t.Errorf("worker time held: heavy %v, light %v; want equal within %v", heavy, light, tol)
 	}
 }
