@@ -280,6 +280,9 @@ func stressShutdown(t *testing.T, r *rand.Rand, kind int) {
 			for {
 				k, shutdown := q.Get()
 				if shutdown {
+					if k != 0 {
+						t.Errorf("shutdown kind %d: Get() = %d, true; want the zero value with shutdown", kind, k)
+					}
 					return
 				}
 				lastStart[k].Store(clock.Add(1))
@@ -400,8 +403,11 @@ func stressPriorities(t *testing.T, cfg actor.Config[int]) {
 			for {
 				var items []int
 				if c%2 == 0 {
-					k, _, shutdown := q.GetWithPriority()
+					k, p, shutdown := q.GetWithPriority()
 					if shutdown {
+						if k != 0 || p != 0 {
+							t.Errorf("GetWithPriority() = %d, %d, true; want the zero values with shutdown", k, p)
+						}
 						return
 					}
 					items = append(buf[:0], k)
