@@ -39,6 +39,14 @@
 //   - BenchmarkPipelineFair: the pipeline, same shapes, with actorq's
 //     Config.Fairness over 100 tenants, tenant 0 owning half the items;
 //     against client-go's plain queue (crpq has no fairness).
+//   - BenchmarkPipelineFairPQ: the fair pipeline as controller-runtime
+//     users get it, through adapter/priorityqueue (NewQueueFunc with a
+//     Config), shapes (4,4) and (16,16), items skewed over keys=100 and
+//     keys=10000 tenants as in PipelineFair (tenant 0 owns half): fair by
+//     turns (actorqpq), by work time (actorqpqwork), and with tenant 0
+//     capped at 4 and tenants 1 to 9 at weight 3 (actorqpqcaps), against
+//     client-go's plain pipeline. One op is one item; it also reports
+//     ns/item, the same figure. run.sh runs it on bursts of BURST items.
 //   - BenchmarkController: the path controllers run, on the pipeline's
 //     shapes: named rate-limiting queues (clientgo, actorq, crpq, actorqpq)
 //     with a metrics provider whose metrics only count, with atomics, and
@@ -68,6 +76,29 @@
 //     GetBatch and DoneBatch, 64 items at a time.
 //   - BenchmarkMemoryPrio: the same with the items at four priorities
 //     (actorq, crpq and actorqpq; client-go holds them without priorities).
+//   - BenchmarkMemoryFair: BenchmarkMemory's metrics with 200,000 items,
+//     over 100 skewed tenants (keys=100) and with each item a key of its
+//     own, a string the Fairness function makes (keys=item): actor.New
+//     fair by turns (actorqfair) and by work time (actorqwork, keys=100
+//     only), beside actor.New without fairness (actorq) and client-go,
+//     which hold the same items without keys. B/queued-item is what a
+//     queued item costs, B/item-after-drain what the queue keeps of a
+//     drained burst.
+//   - BenchmarkMemoryKeysSeen: what a fair queue keeps of the keys it
+//     has seen: 1,000,000 distinct items (the -keys-seen flag, KEYS_SEEN
+//     in run.sh), each a key of its own, added in bursts of 1,000, each
+//     drained with GetBatch and DoneBatch before the next; B/key-seen is
+//     the live heap over the empty queue's after the last drain, per key.
+//     levels=1: the item's key alone; levels=2: below its tenant, one of
+//     100. actorqfair, actorqwork, and actorq and client-go without keys.
+//     run.sh runs it at the first GOMAXPROCS of its list only.
+//   - BenchmarkFairHandOut: actorq alone (actor.New), the cost of a
+//     hand-out against the keys ready: one consumer takes from a queue
+//     that keeps 2 items of each of keys=K keys ready (K = 100, 1,000,
+//     10,000, 100,000), with GetBatch (get=batch) or Get (get=one), and
+//     Done and re-adds each item's key; fair=turns and fair=worktime.
+//     ns/hand-out is per item taken; benchstat -col /keys gives the ratio
+//     to keys=100.
 //   - BenchmarkActorMetrics: actorq alone, Add+Get+Done in one goroutine,
 //     with metrics off and on (a provider whose metrics only count).
 //
@@ -78,6 +109,9 @@
 // with goleak that no goroutine is left behind.
 //
 // run.sh runs them all and prints benchstat tables, against client-go and,
-// for PipelinePrio and Controller, against crpq too; RESULTS.md holds the
-// last full run and explains how to read it.
+// for PipelinePrio and Controller, against crpq too, and FairHandOut
+// against keys=100; RESULTS.md holds the last full run and explains how
+// to read it. ab.sh runs BenchmarkPipeline's actorq and clientgo rows of
+// two commits' test binaries in alternation, for an A/B of the library
+// across commits.
 package bench

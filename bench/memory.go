@@ -46,24 +46,8 @@ func runMemory(q queue, n int) (memoryResult, error) {
 	}
 	queued := liveHeap()
 	t0 := time.Now()
-	if bt, ok := q.(batchTaker); ok {
-		buf := make([]int, 0, pipelineBatch)
-		for got := 0; got < n; {
-			items, shutdown := bt.takeBatch(buf)
-			if shutdown {
-				return memoryResult{}, fmt.Errorf("GetBatch() reported shutdown during the drain")
-			}
-			bt.doneBatch(items)
-			got += len(items)
-		}
-	} else {
-		for range n {
-			item, shutdown := q.Get()
-			if shutdown {
-				return memoryResult{}, fmt.Errorf("Get() reported shutdown during the drain")
-			}
-			q.Done(item)
-		}
+	if err := drain(q, n); err != nil {
+		return memoryResult{}, err
 	}
 	// Len from this goroutine also sees its Dones applied.
 	if l := q.Len(); l != 0 {
@@ -79,6 +63,32 @@ func runMemory(q queue, n int) (memoryResult, error) {
 		drained:   float64(int64(drained)-int64(empty)) / float64(n),
 		drainTime: drainTime,
 	}, nil
+}
+
+// drain gets and dones n items of q from this goroutine, with GetBatch and
+// DoneBatch, pipelineBatch at a time, if q is a batchTaker. It reports an
+// error if q reports shutdown before.
+func drain(q queue, n int) error {
+	if bt, ok := q.(batchTaker); ok {
+		buf := make([]int, 0, pipelineBatch)
+		for got := 0; got < n; {
+			items, shutdown := bt.takeBatch(buf)
+			if shutdown {
+				return fmt.Errorf("GetBatch() reported shutdown during the drain")
+			}
+			bt.doneBatch(items)
+			got += len(items)
+		}
+		return nil
+	}
+	for range n {
+		item, shutdown := q.Get()
+		if shutdown {
+			return fmt.Errorf("Get() reported shutdown during the drain")
+		}
+		q.Done(item)
+	}
+	return nil
 }
 
 // liveHeap returns HeapAlloc after two garbage collections.

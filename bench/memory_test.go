@@ -36,23 +36,23 @@ func TestMemory(t *testing.T) {
 // ops. The time per
 // op is mostly garbage collection, so it reports none; its B/op and
 // allocs/op count a whole op (1M items and the harness).
-func BenchmarkMemory(b *testing.B) { benchMemory(b, memoryImpls) }
+func BenchmarkMemory(b *testing.B) { benchMemory(b, memoryImpls, memoryItems) }
 
 // memoryImpls are the implementations of BenchmarkMemory: impls, and
 // actorq drained with GetBatch and DoneBatch (impl=actorqbatch), the way
 // one consumer can take a backlog in bulk.
 var memoryImpls = pipelineImpls
 
-// benchMemory runs runMemory with memoryItems items for each
-// implementation, as sub-benchmarks impl=NAME, on a new queue per op.
-func benchMemory(b *testing.B, impls []impl) {
+// benchMemory runs runMemory with n items for each implementation, as
+// sub-benchmarks impl=NAME, on a new queue per op.
+func benchMemory(b *testing.B, impls []impl, n int) {
 	for _, im := range impls {
 		b.Run("impl="+im.name, func(b *testing.B) {
 			var queued, drained, allocs, drainNs float64
 			ops := 0
 			for b.Loop() {
 				q := im.newQueue()
-				res, err := runMemory(q, memoryItems)
+				res, err := runMemory(q, n)
 				q.ShutDown()
 				if err != nil {
 					b.Fatalf("runMemory() error: %v", err)

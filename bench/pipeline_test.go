@@ -46,15 +46,20 @@ func benchPipeline(b *testing.B, shapes []struct{ p, c int }, impls []impl) {
 	for _, s := range shapes {
 		b.Run(fmt.Sprintf("p=%d,c=%d", s.p, s.c), func(b *testing.B) {
 			for _, im := range impls {
-				b.Run("impl="+im.name, func(b *testing.B) {
-					b.ReportAllocs()
-					var m0, m1 uint64
-					runPipeline(im.newQueue(), s.p, s.c, b.N, false,
-						func() { m0 = mallocs(); b.ResetTimer() },
-						func() { b.StopTimer(); m1 = mallocs() })
-					b.ReportMetric(float64(m1-m0)/float64(b.N), "allocs/item")
-				})
+				b.Run("impl="+im.name, func(b *testing.B) { pipelineRun(b, im, s.p, s.c) })
 			}
 		})
 	}
+}
+
+// pipelineRun runs runPipeline with p producers and c consumers on a new
+// queue of im, b.N items timed from the producers' release to the last
+// Done, and reports allocs/item.
+func pipelineRun(b *testing.B, im impl, p, c int) {
+	b.ReportAllocs()
+	var m0, m1 uint64
+	runPipeline(im.newQueue(), p, c, b.N, false,
+		func() { m0 = mallocs(); b.ResetTimer() },
+		func() { b.StopTimer(); m1 = mallocs() })
+	b.ReportMetric(float64(m1-m0)/float64(b.N), "allocs/item")
 }

@@ -133,4 +133,4 @@ func TestMemoryPrio(t *testing.T) {
 // Add, the others with AddWithOpts, one item per call, and drain them with
 // GetWithPriority; client-go's plain queue holds the same items without
 // priorities. It reports the same metrics as BenchmarkMemory.
-func BenchmarkMemoryPrio(b *testing.B) { benchMemory(b, memoryPrioImpls) }
+func BenchmarkMemoryPrio(b *testing.B) { benchMemory(b, memoryPrioImpls, memoryItems) }

@@ -10,12 +10,16 @@
 # Environment:
 #   COUNT      rounds (samples per benchmark and GOMAXPROCS), default 6
 #   BURST      -benchtime of the burst workloads, Pipeline, PipelinePrio,
-#              PipelineFair and Controller, default 200000x: every run of
-#              every implementation moves a burst of 200,000 items
+#              PipelineFair, PipelineFairPQ and Controller, default
+#              200000x: every run of every implementation moves a burst of
+#              200,000 items
 #   BENCHTIME  -benchtime of the other workloads, default 1s
+#   KEYS_SEEN  distinct keys of MemoryKeysSeen (its -keys-seen flag),
+#              default 1000000
 #   BENCH      -bench regexp, default . (all); its first element picks the
 #              workloads (top-level benchmarks), the rest is passed on
-#   CPU        -cpu list (GOMAXPROCS values), default 1,2
+#   CPU        -cpu list (GOMAXPROCS values), default 1,2 (MemoryKeysSeen
+#              runs at the first only)
 #
 # The test binary is built once, so every round measures the same code even
 # if the tree changes meanwhile, and run COUNT times with -count=1: each
@@ -89,9 +93,18 @@ elapsed() { printf '%dm%02ds' $((SECONDS / 60)) $((SECONDS % 60)); }
 # benchtime prints the -benchtime of the benchmark named $1: BURST for the
 # burst workloads, BENCHTIME for the others.
 benchtime() {
-	case " Pipeline PipelinePrio PipelineFair Controller " in
+	case " Pipeline PipelinePrio PipelineFair PipelineFairPQ Controller " in
 	*" ${1#Benchmark} "*) echo "$BURST" ;;
 	*) echo "$BENCHTIME" ;;
+	esac
+}
+# cpus prints the -cpu list of the benchmark named $1: CPU, but only its
+# first value for MemoryKeysSeen, whose one figure is the heap a queue
+# keeps, the same at any GOMAXPROCS.
+cpus() {
+	case "$1" in
+	BenchmarkMemoryKeysSeen) echo "${CPU%%,*}" ;;
+	*) echo "$CPU" ;;
 	esac
 }
 SECONDS=0
@@ -102,7 +115,8 @@ for i in $(seq "$COUNT"); do
 		printf '\rround %d/%d  workload %d/%d %-22s  elapsed %s ' \
 			"$i" "$COUNT" $((j + 1)) ${#names[@]} "${name#Benchmark}" "$(elapsed)" >&2
 		"$tmp/bench.test" -test.run='^$' -test.bench="^$name\$$sub" -test.benchmem \
-			-test.count=1 -test.cpu="$CPU" -test.benchtime="$(benchtime "$name")" |
+			-test.count=1 -test.cpu="$(cpus "$name")" -test.benchtime="$(benchtime "$name")" \
+			${KEYS_SEEN:+-keys-seen="$KEYS_SEEN"} |
 			grep -v -e '^PASS$' -e '^ok ' >>"$out"
 	done
 done
@@ -117,19 +131,19 @@ echo
 # COUNT samples). Rows ending in -2 ran at GOMAXPROCS=2, the others at 1.
 # Units that mean nothing for a benchmark are left out here but kept in
 # the raw file: the pipelines' and Controller's allocs/op (truncated;
-# allocs/item is exact), Latency's and the Memory benchmarks' B/op and
-# allocs/op (a whole paced run or 1M-item fill and drain, harness
-# included).
+# allocs/item is exact), PipelineFairPQ's sec/op (its sec/item is the
+# same figure), Latency's and the Memory benchmarks' B/op and allocs/op
+# (a whole paced run or 1M-item fill and drain, harness included).
 #
 # table NAME COL prints the benchstat table of benchmark NAME with the
 # columns COL.
 table() {
 	benchstat -col "$2" \
-		-filter ".name:$1 -(.name:(Pipeline OR PipelinePrio OR PipelineFair OR Controller) AND .unit:allocs/op) -(.name:(Latency OR Memory OR MemoryPrio) AND .unit:(B/op OR allocs/op))" \
+		-filter ".name:$1 -(.name:(Pipeline OR PipelinePrio OR PipelineFair OR PipelineFairPQ OR Controller) AND .unit:allocs/op) -(.name:PipelineFairPQ AND .unit:sec/op) -(.name:(Latency OR Memory OR MemoryPrio OR MemoryFair OR MemoryKeysSeen) AND .unit:(B/op OR allocs/op))" \
 		"$out" | grep -vE '^[a-z-]+: '
 }
 grep -E '^[a-z-]+: ' "$out" | sort -u
-for name in Pipeline PipelinePrio PipelineFair Controller DedupStorm DedupStormWork AddAfterStorm AddWithOptsBatch Latency Memory MemoryPrio; do
+for name in Pipeline PipelinePrio PipelineFair PipelineFairPQ Controller DedupStorm DedupStormWork AddAfterStorm AddWithOptsBatch Latency Memory MemoryPrio MemoryFair MemoryKeysSeen; do
 	grep -q "^Benchmark$name/" "$out" || continue
 	echo
 	echo "## $name"
@@ -143,6 +157,13 @@ for name in PipelinePrio Controller; do
 	echo "## $name vs crpq"
 	table "$name" '/impl@(crpq actorqpq actorq)'
 done
+# The cost of a fair hand-out against the keys ready: each key count's
+# ratio to keys=100.
+if grep -q '^BenchmarkFairHandOut/' "$out"; then
+	echo
+	echo "## FairHandOut (actorq alone, against keys=100)"
+	benchstat -col /keys -filter '.name:FairHandOut .unit:sec/hand-out' "$out" | grep -vE '^[a-z-]+: '
+fi
 if grep -q '^BenchmarkActorMetrics/' "$out"; then
 	echo
 	echo "## ActorMetrics (actorq alone, metrics off vs on)"
