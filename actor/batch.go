@@ -105,8 +105,12 @@ func (in *batchInbox[T]) wait(n *int, limit int, done <-chan struct{}) bool {
 	return true
 }
 
-func (in *batchInbox[T]) take() (r request[T], ok bool) {
+// take returns the next request, which stays valid until the next take.
+// A batch's array is cleared as a whole once it is served, so that the
+// collector can have what its requests point to.
+func (in *batchInbox[T]) take() (*request[T], bool) {
 	if in.next == len(in.batch) {
+		clear(in.batch)
 		in.mu.Lock()
 		in.batch, in.reqs = in.reqs, in.batch[:0]
 		in.adds, in.others = 0, 0
@@ -117,14 +121,12 @@ func (in *batchInbox[T]) take() (r request[T], ok bool) {
 		in.mu.Unlock()
 		in.next = 0
 		if len(in.batch) == 0 {
-			return r, false
+			return nil, false
 		}
 		in.swaps++
 	}
-	r = in.batch[in.next]
-	in.batch[in.next] = request[T]{} // let the collector have what it points to
 	in.next++
-	return r, true
+	return &in.batch[in.next-1], true
 }
 
 func (in *batchInbox[T]) len() int {

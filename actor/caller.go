@@ -77,7 +77,7 @@ func deadlineAfter(now int64, d time.Duration) int64 {
 // the state left behind (lifetime.go). Only a full inbox makes it wait.
 func (c *shared[T]) post(r request[T]) {
 	if !c.send(r) {
-		c.withRest(func(o *owner[T]) { o.serve(r) })
+		c.withRest(func(o *owner[T]) { o.serve(&r) })
 	}
 }
 
@@ -115,7 +115,7 @@ func (c *shared[T]) ask(buf []T, sl *slot[T], cancel <-chan struct{}) *waiter[T]
 	}
 	r := request[T]{op: opGet, w: w, at: c.callTime()}
 	if !c.send(r) {
-		c.withRest(func(o *owner[T]) { o.serve(r) })
+		c.withRest(func(o *owner[T]) { o.serve(&r) })
 		<-w.ready
 		return w
 	}

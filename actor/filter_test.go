@@ -113,7 +113,7 @@ func TestFilterAddAfterClaimCountingOnDuplicate(t *testing.T) {
 	o.serveRound()
 	o.offers.wanted = true
 	o.handOut() // offers 1 in the lane
-	sl := <-c.lane.ch
+	sl := c.lane.receive()
 	if sl.item != 1 || sl.hot == nil {
 		t.Fatalf("slot holds %d with entry %v; want 1 with its entry", sl.item, sl.hot)
 	}

@@ -90,7 +90,7 @@ func TestLaneLowersTop(t *testing.T) {
 			t.Fatalf("GetWithPriority() = %d, %d; want 0, -100", item, prio)
 		}
 		synctest.Wait()
-		if n := len(q.c.lane.ch); n != 9 {
+		if n := q.c.lane.len(); n != 9 {
 			t.Fatalf("slots in the lane = %d; want 9 (top lowered to -100)", n)
 		}
 		q.AddWithOpts(AddOpts{Priority: 5}, 100)

@@ -9,7 +9,8 @@ package actor
 type inbox[T comparable] struct {
 	ch    chan request[T] // the reference inbox; nil with the batch inbox
 	batch *batchInbox[T]
-	takes uint64 // counts the channel's receives (see batches)
+	takes uint64     // counts the channel's receives (see batches)
+	cur   request[T] // the request last received from ch
 }
 
 // inboxSize is how many requests may wait in a channel inbox before their
@@ -43,17 +44,19 @@ func (in *inbox[T]) put(r request[T], hot *hotEntry[T], done <-chan struct{}) bo
 	}
 }
 
-// take returns the next request, if one is there, without waiting.
-func (in *inbox[T]) take() (r request[T], ok bool) {
+// take returns the next request, if one is there, without waiting. The
+// request stays valid until the next take. Only the owner takes (or,
+// after it ended, the caller holding the state).
+func (in *inbox[T]) take() (*request[T], bool) {
 	if in.batch != nil {
 		return in.batch.take()
 	}
 	select {
-	case r = <-in.ch:
+	case in.cur = <-in.ch:
 		in.takes++
-		return r, true
+		return &in.cur, true
 	default:
-		return r, false
+		return nil, false
 	}
 }
 

@@ -8,8 +8,8 @@ import (
 
 // The lane lets Get take a ready item without a round trip to the owner
 // goroutine. The owner pops ready items from the state, in hand-out order,
-// into slots that it sends on a buffered channel; a Get receives one
-// without waiting and claims it with one compare-and-swap. A Get that
+// into slots that it puts in a ring; a Get takes one without waiting and
+// claims it with one compare-and-swap. A Get that
 // finds the lane empty, or cannot claim its slot, asks the owner as it
 // would without the lane. Its invariant:
 //
@@ -29,11 +29,29 @@ import (
 // asking, so a key that joins the turns may wait behind the items already
 // offered, and no more.
 //
-// This file is the consumers' side: the channel, the claim bits and the
-// gate's word, which consumers and the owner share. The owner's side is
-// in offers.go.
+// This file is the consumers' side: the ring of offered slots, the claim
+// bits and the gate's word, which consumers and the owner share. The
+// owner's side is in offers.go.
+//
+// The ring is a bounded queue with one writer, the owner, and many
+// takers. Its invariant:
+//
+//	head <= tail <= head+laneSize, and ring[i%laneSize] holds the slot
+//	offered i-th for every i in [head, tail); the owner writes ring[t]
+//	and then moves tail to t+1 only while t < head+laneSize, and a taker
+//	takes index h by reading ring[h%laneSize] and then moving head from h
+//	to h+1 with a compare-and-swap.
+//
+// A taker whose h is stale fails its compare-and-swap, since head only
+// grows, so what it read is never used; the owner takes the rest back by
+// moving head to tail the same way.
 type lane[T comparable] struct {
-	ch     chan *slot[T]
+	head atomic.Uint64 // the next index to take
+	_    [56]byte      // head and tail on cache lines of their own
+	tail atomic.Uint64 // the next index the owner writes
+	_    [56]byte
+	ring [laneSize]atomic.Pointer[slot[T]]
+
 	claims [maxSlots / 64]atomic.Uint64 // a bit per slot index: claimed, and not yet seen
 	top    topPrio
 	off    atomic.Bool // Items was called: Get asks the owner
@@ -41,9 +59,13 @@ type lane[T comparable] struct {
 	wake   bool        // with metrics: a claim wakes the owner, which records the hand-out at once
 }
 
-// maxSlots bounds the slots the owner makes: those in the lane, and those
-// that consumers received and have not claimed or given back.
-const maxSlots = 1024
+// laneSize is the ring's size: the most items the owner keeps offered.
+// maxSlots bounds the slots it makes: those in the ring, and those that
+// consumers took and have not claimed or given back.
+const (
+	laneSize = 256
+	maxSlots = 1024
+)
 
 const (
 	slotOffered uint32 = iota
@@ -65,17 +87,48 @@ type slot[T comparable] struct {
 	state atomic.Uint32
 }
 
-// receive returns a slot offered in the lane, or nil if there is none or
-// the lane is off. It never waits. l may be nil.
+// receive takes a slot offered in the lane, or returns nil if there is
+// none or the lane is off. It never waits. l may be nil.
 func (l *lane[T]) receive() *slot[T] {
 	if l == nil || l.off.Load() {
 		return nil
 	}
-	select {
-	case sl := <-l.ch:
-		return sl
-	default:
-		return nil
+	for {
+		h := l.head.Load()
+		if h == l.tail.Load() {
+			return nil
+		}
+		sl := l.ring[h%laneSize].Load()
+		if l.head.CompareAndSwap(h, h+1) {
+			return sl
+		}
+	}
+}
+
+// put offers sl at the tail of the ring, which must have room. Owner only.
+func (l *lane[T]) put(sl *slot[T]) {
+	t := l.tail.Load()
+	l.ring[t%laneSize].Store(sl)
+	l.tail.Store(t + 1)
+}
+
+// len returns how many slots the ring holds.
+func (l *lane[T]) len() int { return int(l.tail.Load() - l.head.Load()) }
+
+// drain takes every slot left in the ring and calls f with each. Owner
+// only.
+func (l *lane[T]) drain(f func(*slot[T])) {
+	for {
+		h, t := l.head.Load(), l.tail.Load()
+		if h == t {
+			return
+		}
+		if l.head.CompareAndSwap(h, t) {
+			for i := h; i < t; i++ {
+				f(l.ring[i%laneSize].Load())
+			}
+			return
+		}
 	}
 }
 

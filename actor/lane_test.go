@@ -21,7 +21,7 @@ func lanedQueue(t *testing.T, n int) *Queue[int] {
 		t.Fatalf("Get() = %d; want 0", item)
 	}
 	synctest.Wait()
-	if got := len(q.c.lane.ch); got != n-1 {
+	if got := q.c.lane.len(); got != n-1 {
 		t.Fatalf("slots in the lane = %d; want %d", got, n-1)
 	}
 	return q
@@ -40,7 +40,7 @@ func TestLaneRules(t *testing.T) {
 		if n := q.Len(); n != 4 {
 			t.Fatalf("Len() = %d; want 4", n)
 		}
-		if got := len(q.c.lane.ch); got != 4 {
+		if got := q.c.lane.len(); got != 4 {
 			t.Fatalf("slots in the lane = %d after a duplicate Add and a stray Done; want 4, untouched", got)
 		}
 		q.AddWithOpts(AddOpts{Priority: 1}, 3)
@@ -62,7 +62,7 @@ func TestLaneClaimsSeen(t *testing.T) {
 		q := lanedQueue(t, 4)
 		defer q.ShutDown()
 		c := q.c
-		first := <-c.lane.ch // slot of 1: received, not claimed yet
+		first := c.lane.receive() // slot of 1: received, not claimed yet
 		item, _, got, _ := c.take(nil)
 		if !got || item != 2 {
 			t.Fatalf("claimed %d, %v; want 2, true", item, got)
@@ -133,8 +133,8 @@ func TestLaneClaimSeenByIdleOwner(t *testing.T) {
 // which is not the caller's to take; failedClaim returns it.
 func failedClaim(t *testing.T) (q *Queue[int], stale int) {
 	t.Helper()
-	q = lanedQueue(t, 3) // the lane offers 1 and 2
-	sl := <-q.c.lane.ch  // received, not claimed
+	q = lanedQueue(t, 3)     // the lane offers 1 and 2
+	sl := q.c.lane.receive() // received, not claimed
 	if items, _ := q.GetBatch(make([]int, 0, 8)); !slices.Equal(items, []int{1, 2}) {
 		t.Fatalf("GetBatch() = %v; want [1 2]", items)
 	}
@@ -142,10 +142,10 @@ func failedClaim(t *testing.T) (q *Queue[int], stale int) {
 		t.Fatalf("slot state = %d after GetBatch; want revoked (%d)", st, slotRevoked)
 	}
 	synctest.Wait()
-	if n := len(q.c.lane.ch); n != 0 {
+	if n := q.c.lane.len(); n != 0 {
 		t.Fatalf("slots in the lane = %d; want 0", n)
 	}
-	q.c.lane.ch <- sl // the next Get receives it
+	q.c.lane.put(sl) // the next Get receives it
 	return q, sl.item
 }
 

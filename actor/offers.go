@@ -42,15 +42,11 @@ type offers[T comparable] struct {
 	shut   bool
 }
 
-// laneSize is how many ready items the owner keeps offered in the lane
-// without fairness.
-const laneSize = 256
-
 // newOffers makes a lane for a queue configured by cfg; stamp says
 // whether the state needs the instant of each hand-out, metrics whether
 // it records metrics.
 func newOffers[T comparable](cfg Config[T], stamp, metrics bool) *offers[T] {
-	l := &lane[T]{ch: make(chan *slot[T], laneSize), stamp: stamp, wake: metrics}
+	l := &lane[T]{stamp: stamp, wake: metrics}
 	return &offers[T]{l: l, limit: laneSize, fair: cfg.Fairness != nil, atAdd: cfg.Requeue == RequeueAtAdd, sorted: metrics}
 }
 
@@ -120,7 +116,7 @@ func (o *offers[T]) fill(q *state.Queue[T], f *filter[T], now int64, quiet func(
 	if o.fair {
 		limit = min(max(o.asking, 1), o.limit)
 	}
-	for len(o.l.ch) < limit && (len(o.free) > 0 || len(o.all) < maxSlots) {
+	for o.l.len() < limit && (len(o.free) > 0 || len(o.all) < maxSlots) {
 		item, p, ok := q.Pop(now)
 		if !ok {
 			return
@@ -149,7 +145,7 @@ func (o *offers[T]) offer(item T, p order.Place, hot *hotEntry[T], joins uint64)
 	o.sends++
 	o.last = p
 	o.joins = joins
-	o.l.ch <- sl
+	o.l.put(sl)
 }
 
 // keepOrder takes the lane back if what it offers might no longer come
@@ -224,15 +220,7 @@ func (o *offers[T]) takeBack(q *state.Queue[T], f *filter[T], now int64) {
 		}
 	}
 	o.dropSeen()
-	for { // revoked, and no consumer has them
-		select {
-		case sl := <-o.l.ch:
-			o.release(sl)
-			continue
-		default:
-		}
-		return
-	}
+	o.l.drain(o.release) // revoked, and no consumer has them
 }
 
 // giveBack is the event of a consumer giving back sl, which it received

@@ -86,7 +86,7 @@ func (o *owner[T]) wait() (quit bool) {
 	case r := <-next:
 		o.c.inbox.took()
 		o.unstage()
-		o.serve(r)
+		o.serve(&r)
 	case <-bell:
 	case <-o.c.bell: // Items was called, or a consumer claimed an item to record
 	case out <- o.head:

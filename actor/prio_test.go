@@ -674,9 +674,10 @@ func TestFairLaneBound(t *testing.T) {
 			q.Add(i)
 			m.add(i, 0)
 		}
-		if n := q.Len(); n != 40 { // the owner applied the adds, and filled the lane
+		if n := q.Len(); n != 40 {
 			t.Fatalf("Len() = %d; want 40", n)
 		}
+		synctest.Wait() // the owner applied the adds, and filled the lane
 		slack := consumers - 1
 		if !actor.HasLane(q) { // every Get asks the owner: the model's order exactly
 			slack = 0

@@ -8,11 +8,11 @@ import (
 
 // serve applies one request to the state. The owner goroutine calls it,
 // and so do callers for requests still in the inbox after the owner ended.
-func (o *owner[T]) serve(r request[T]) {
+func (o *owner[T]) serve(r *request[T]) {
 	if o.c.stamped && r.op != opCancel {
 		o.at = r.at
 	}
-	o.offers.prepare(o.q, o.c.inbox.batches(), &r)
+	o.offers.prepare(o.q, o.c.inbox.batches(), r)
 	switch r.op {
 	case opAdd:
 		o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys}, r.at)
@@ -114,7 +114,7 @@ func (o *owner[T]) done(item T, at int64) {
 // a duplicate: then the owner hears of the claim now and adds the item
 // again, so that it runs again after its Done. (A claim after the clear
 // needs nothing: Adds made after it find the flag clear.)
-func (o *owner[T]) unmark(r request[T]) {
+func (o *owner[T]) unmark(r *request[T]) {
 	if r.hot == nil {
 		return
 	}
