@@ -18,6 +18,7 @@ func (o *Prio[T]) Items(yield func(item T, prio int) bool) {
 }
 
 func (o *Prio[T]) items(x *node[T], prio int, yield func(T, int) bool) bool {
+	o.visits++
 	if x.n == 0 {
 		return true
 	}
@@ -46,15 +47,19 @@ func (o *Prio[T]) items(x *node[T], prio int, yield func(T, int) bool) bool {
 // leafItems yields a leaf's entries in sequence order: its ring, merged
 // with its late heap.
 func (x *node[T]) leafItems(prio int, yield func(T, int) bool) bool {
-	late := heapWalk{n: len(x.late), less: func(i, j int) bool { return x.late[i].seq < x.late[j].seq }}
+	var heap []entry[T]
+	if x.late != nil {
+		heap = *x.late
+	}
+	late := heapWalk{n: len(heap), less: func(i, j int) bool { return heap[i].seq < heap[j].seq }}
 	j, more := late.next()
 	for i := 0; i < x.fifo.len() || more; {
 		var e entry[T]
-		if !more || i < x.fifo.len() && x.fifo.at(i).seq < x.late[j].seq {
+		if !more || i < x.fifo.len() && x.fifo.at(i).seq < heap[j].seq {
 			e = x.fifo.at(i)
 			i++
 		} else {
-			e = x.late[j]
+			e = heap[j]
 			j, more = late.next()
 		}
 		if !yield(e.item, prio) {

@@ -136,9 +136,9 @@ func (o *Prio[T]) insert(item T, p Place, front bool) {
 	case front && (leaf.fifo.len() == 0 || leaf.fifo.front().seq >= p.Seq):
 		leaf.fifo.pushFront(e)
 	case front:
-		heapPush(&leaf.late, e) // an item placed before it came meanwhile
+		leaf.pushLate(e) // an item placed before it came meanwhile
 	case leaf.fifo.len() > 0 && leaf.fifo.back().seq > p.Seq:
-		heapPush(&leaf.late, e) // placed before entries already there
+		leaf.pushLate(e) // placed before entries already there
 	default:
 		leaf.fifo.push(e)
 	}

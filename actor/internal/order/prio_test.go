@@ -135,7 +135,12 @@ func checkDead(t *testing.T, o *Prio[int], when string) {
 	}
 	stored := 0
 	for _, b := range o.bands {
-		walkNodes(&b.root, func(n *node[int]) { stored += n.fifo.len() + len(n.late) })
+		walkNodes(&b.root, func(n *node[int]) {
+			stored += n.fifo.len()
+			if n.late != nil {
+				stored += len(*n.late)
+			}
+		})
 		stored += b.log.len()
 	}
 	live := o.n

@@ -30,17 +30,30 @@ type node[T comparable] struct {
 
 	// A leaf: its entries in sequence order, those pushed into the middle
 	// (an item added again while processing whose place was fixed at the
-	// add, say) in a heap of their own.
+	// add, say) in a heap of their own, made when first needed.
 	fifo ring[entry[T]]
-	late []entry[T]
+	late *[]entry[T]
+}
+
+// lateFirst reports whether the next entry of a leaf is in its late heap.
+func (n *node[T]) lateFirst() bool {
+	return n.late != nil && len(*n.late) > 0 && (n.fifo.len() == 0 || (*n.late)[0].seq < n.fifo.front().seq)
 }
 
 // front returns the next entry of a leaf, live or not.
 func (n *node[T]) front() entry[T] {
-	if len(n.late) > 0 && (n.fifo.len() == 0 || n.late[0].seq < n.fifo.front().seq) {
-		return n.late[0]
+	if n.lateFirst() {
+		return (*n.late)[0]
 	}
 	return n.fifo.front()
+}
+
+// pushLate adds e to the late heap of a leaf.
+func (n *node[T]) pushLate(e entry[T]) {
+	if n.late == nil {
+		n.late = new([]entry[T])
+	}
+	heapPush(n.late, e)
 }
 
 // leafOf returns the leaf of the key whose id is key in band b (the root
@@ -63,6 +76,7 @@ func (o *Prio[T]) nodeOf(f *flow[T], b *band[T]) *node[T] {
 	}
 	p := o.nodeOf(f.parent, b)
 	for x := f.nodes; x != nil; x = x.sib {
+		o.visits++
 		if x.parent == p {
 			return x
 		}
@@ -112,14 +126,17 @@ func (o *Prio[T]) discard(leaf *node[T]) {
 	for leaf.fifo.len() > 0 {
 		o.stale(deadKey[T]{item: leaf.fifo.pop().item, leaf: leaf})
 	}
-	for _, e := range leaf.late {
+	if leaf.late == nil {
+		return
+	}
+	for _, e := range *leaf.late {
 		o.stale(deadKey[T]{item: e.item, leaf: leaf})
 	}
-	if cap(leaf.late) > spareRing {
+	if cap(*leaf.late) > spareRing {
 		leaf.late = nil
 	} else { // small buffers are kept, as the ring keeps one
-		clear(leaf.late)
-		leaf.late = leaf.late[:0]
+		clear(*leaf.late)
+		*leaf.late = (*leaf.late)[:0]
 	}
 }
 
@@ -144,11 +161,11 @@ func (o *Prio[T]) freeNode(x *node[T]) {
 	if len(o.spareNodes) == maxSpareNodes {
 		return
 	}
-	buf, late := x.fifo.buf, x.late
+	buf := x.fifo.buf
 	if len(buf) > spareRing {
 		buf = nil
 	}
-	*x = node[T]{fifo: ring[entry[T]]{buf: buf}, late: late[:0], kids: x.kids.kept()}
+	*x = node[T]{fifo: ring[entry[T]]{buf: buf}, late: x.late, kids: x.kids.kept()}
 	o.spareNodes = append(o.spareNodes, x)
 }
 
@@ -201,8 +218,8 @@ func (o *Prio[T]) popNode(n *node[T]) (entry[T], *flow[T]) {
 func (o *Prio[T]) popLeaf(n *node[T]) entry[T] {
 	for {
 		var e entry[T]
-		if len(n.late) > 0 && (n.fifo.len() == 0 || n.late[0].seq < n.fifo.front().seq) {
-			e = heapPop(&n.late)
+		if n.lateFirst() {
+			e = heapPop(n.late)
 		} else {
 			e = n.fifo.pop()
 		}

@@ -160,6 +160,7 @@ func (o *Prio[T]) retag(x *node[T]) {
 // gets back the turns its Pop took.
 func (o *Prio[T]) settle(x *node[T], front bool) {
 	for p := x.parent; p != nil; x, p = p, p.parent {
+		o.visits++
 		had := p.kids.any()
 		switch ok := o.eligible(x); {
 		case ok && front:
