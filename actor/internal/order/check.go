@@ -133,7 +133,7 @@ func (o *Prio[T]) checkNode(x *node[T], path string) (int, error) {
 		if c.in != inTurns || int(c.idx) != i || t.tag != c.flow.tag() {
 			return 0, fmt.Errorf("node %s: heap slot %d: in %d, idx %d, tag %d (flow's %d)", path, i, c.in, c.idx, t.tag, c.flow.tag())
 		}
-		if i > 0 && t.before(&k.heap[(i-1)/2]) {
+		if i > 0 && t.before(&k.heap[(i-1)/arity]) {
 			return 0, fmt.Errorf("node %s: heap out of order at %d", path, i)
 		}
 		children = append(children, c)

@@ -27,7 +27,7 @@ func (o *Prio[T]) items(x *node[T], prio int, yield func(T, int) bool) bool {
 	}
 	k := x.kids
 	if o.byWork {
-		w := heapWalk{n: len(k.heap), less: func(i, j int) bool { return k.heap[i].before(&k.heap[j]) }}
+		w := heapWalk{n: len(k.heap), arity: arity, less: func(i, j int) bool { return k.heap[i].before(&k.heap[j]) }}
 		for i, ok := w.next(); ok; i, ok = w.next() {
 			if !o.items(k.heap[i].x, prio, yield) {
 				return false
@@ -51,7 +51,7 @@ func (x *node[T]) leafItems(prio int, yield func(T, int) bool) bool {
 	if x.late != nil {
 		heap = *x.late
 	}
-	late := heapWalk{n: len(heap), less: func(i, j int) bool { return heap[i].seq < heap[j].seq }}
+	late := heapWalk{n: len(heap), arity: 2, less: func(i, j int) bool { return heap[i].seq < heap[j].seq }}
 	j, more := late.next()
 	for i := 0; i < x.fifo.len() || more; {
 		var e entry[T]
@@ -69,14 +69,15 @@ func (x *node[T]) leafItems(prio int, yield func(T, int) bool) bool {
 	return true
 }
 
-// heapWalk yields the indices of a binary heap of n elements (ordered by
-// less) in order, without changing it: a heap of the indices that may
-// come next, from the root down, so that k indices cost O(k log k).
+// heapWalk yields the indices of a heap of n elements (ordered by less,
+// with arity children a node) in order, without changing it: a heap of
+// the indices that may come next, from the root down, so that k indices
+// cost O(k log k).
 type heapWalk struct {
-	n    int
-	less func(i, j int) bool
-	open []int // a min-heap of the indices that may come next, by less
-	done bool  // the root went in
+	n, arity int
+	less     func(i, j int) bool
+	open     []int // a min-heap of the indices that may come next, by less
+	done     bool  // the root went in
 }
 
 func (w *heapWalk) next() (int, bool) {
@@ -95,11 +96,9 @@ func (w *heapWalk) next() (int, bool) {
 	h[0] = h[last]
 	h = h[:last]
 	w.siftDown(h)
-	for _, c := range [2]int{2*i + 1, 2*i + 2} {
-		if c < w.n {
-			h = append(h, c)
-			w.siftUp(h)
-		}
+	for c := w.arity*i + 1; c <= w.arity*i+w.arity && c < w.n; c++ {
+		h = append(h, c)
+		w.siftUp(h)
 	}
 	w.open = h
 	return i, true
