@@ -342,7 +342,7 @@ func (k *keyIDs[T]) add(f *flow[T]) uint32 {
 	if len(k.ids) == 0 {
 		k.ids = append(k.ids, nil) // 0 is no id
 	}
-	if len(k.ids) > math.MaxUint32 {
+	if uint64(len(k.ids)) > math.MaxUint32 {
 		panic("order: more than 2^32-1 fairness keys with items at once")
 	}
 	k.ids = append(k.ids, f)

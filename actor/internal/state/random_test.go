@@ -250,7 +250,11 @@ func TestSteadyStateAllocs(t *testing.T) {
 		{Keys: []string{"b"}, Limit: order.Limit{Weight: 3}},
 		{Keys: []string{"c", "z"}, Limit: order.Limit{Cap: 2, Weight: 2}},
 	}
-	for _, cfg := range []Config[int]{{}, {Requeue: RequeueAtAdd}, {Fair: true}, {Fair: true, Limits: limits}, {Fair: true, ByWork: true}} {
+	gauges := func() *Metrics[int] { return NewMetrics[int](MetricSet{KeyDepth: nopKeyGauge{}, KeyLimit: 2}) }
+	for _, cfg := range []Config[int]{
+		{}, {Requeue: RequeueAtAdd}, {Fair: true}, {Fair: true, Limits: limits}, {Fair: true, ByWork: true},
+		{Fair: true, ByWork: true, Limits: limits, Metrics: gauges()},
+	} {
 		q := New(cfg)
 		round := func() {
 			for i := range 100 {
