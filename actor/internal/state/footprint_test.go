@@ -146,9 +146,10 @@ func heapBytes() int64 {
 // BenchmarkFootprint measures the heap a fair queue holds (the core's:
 // items, keys and flows; each key's path is made before and kept outside
 // the queue): per key seen after a burst over 1,000,000 distinct keys
-// drains, per item queued with 100 keys and with one key per item, and
-// per item after a burst of 200,000 items over 100 keys drains; by turns
-// and by work time, one and two levels. Run it once:
+// drains, per item queued with 100 keys and with one key per item (of
+// 1,000,000 and of 200,000), and per item after a burst of 200,000 items
+// over 100 keys drains; by turns and by work time, one and two levels.
+// Run it once:
 //
 //	go test -run='^$' -bench=Footprint -benchtime=1x ./actor/internal/state
 func BenchmarkFootprint(b *testing.B) {
@@ -160,6 +161,11 @@ func BenchmarkFootprint(b *testing.B) {
 				b.ReportMetric(after, "B/key-seen-after")
 			})
 		}
+		b.Run(fmt.Sprintf("work=%v/levels=1/keys=200k", byWork), func(b *testing.B) {
+			queued, after := footprint(b, 200_000, 200_000, 1, byWork)
+			b.ReportMetric(queued, "B/item-queued")
+			b.ReportMetric(after, "B/key-seen-after")
+		})
 		b.Run(fmt.Sprintf("work=%v/levels=1/keys=100", byWork), func(b *testing.B) {
 			queued, after := footprint(b, 200_000, 100, 1, byWork)
 			b.ReportMetric(queued, "B/item-queued")
