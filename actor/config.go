@@ -52,8 +52,13 @@ type Config[T comparable] struct {
 	// than the first item added panics in the caller's goroutine, and the
 	// queue goes on without it. The queue keeps the slice returned, so it
 	// must not be changed afterwards (return a slice made once per key, not
-	// a reused buffer). A key with nothing ready costs nothing, and an
-	// item costs no allocation in steady state. Items offered ahead to
+	// a reused buffer). The queue keeps a key's state only while the key
+	// has items (ready, processing or delayed) or limits (KeyLimits,
+	// SetKeyLimit): a key that has gone costs no memory, and a key that
+	// comes back starts anew. Choosing the next key costs O(1) by turns
+	// (O(log A) by work time, for A keys that may take a turn), whatever
+	// the number of keys; keys at their caps are not looked at. An item
+	// costs no allocation in steady state. Items offered ahead to
 	// consumers (the lane, see the package doc) are about as many as the
 	// consumers asking, L: consumers that claim them in another order
 	// than they were offered put an item at most L-1 places early; and a
@@ -77,8 +82,9 @@ type Config[T comparable] struct {
 	// the next item goes to the key with the least virtual time, counting
 	// its items still processing at its recent time per item. A key that
 	// comes back after being idle starts at the current virtual time: it
-	// banks no credit. Choosing a key costs a look at each key with items
-	// ready at its level. It needs Fairness (New panics without it).
+	// banks no credit. Choosing a key costs O(log A) at each level, for A
+	// keys there that may take a turn (a heap ordered by virtual time). It
+	// needs Fairness (New panics without it).
 	FairByWorkTime bool
 
 	// KeyMetricsLimit is how many first-level keys get series of their

@@ -68,6 +68,16 @@
 // caps. A [KeyMetricsProvider] shows each busy key's items ready and
 // processing.
 //
+// Fairness costs what the keys with work cost, not what every key ever
+// seen would: the queue keeps a key's state only while the key has items
+// ready, processing or delayed, or limits, so that keys that come and go
+// (namespaces created and deleted, tenants that leave) leave no memory
+// behind, and a key that comes back starts anew, with no credit. Choosing
+// the next key costs O(1) by turns and weights, and O(log A) by work time
+// for the A keys that may take a turn at a level; a key at its cap is out
+// of the turns until its Done. The per-key gauges and [Queue.Snapshot]
+// cost what they show, not the number of keys.
+//
 // # Who owns what
 //
 // [New] starts one owner goroutine per queue, the only goroutine actorq

@@ -41,8 +41,11 @@ type Snapshot[T comparable] struct {
 	// come by priority, highest first, and within a priority oldest
 	// first: without fairness, the order Get hands them out in. With
 	// fairness, a priority's items come key by key in the order of the
-	// keys' names (not the round-robin of the hand-out), each key's
-	// oldest first. A queue with a Storage lists none. ProcessingItems
+	// keys' turns (the key whose turn is next first; by work time, the
+	// least virtual time first), then the keys held back at their caps,
+	// each key's oldest first: not the round-robin of the hand-out, which
+	// takes one turn of each key in a row. A queue with a Storage lists
+	// none. ProcessingItems
 	// are the longest processing first, DelayedItems the earliest
 	// deadline first.
 	ReadyItems      []ItemInfo[T] `json:"readyItems"`

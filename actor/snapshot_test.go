@@ -108,7 +108,7 @@ func utc[T comparable](s actor.Snapshot[T]) actor.Snapshot[T] {
 
 // TestSnapshotOrder: with priorities and fairness, ready items come by
 // priority, highest first, then key by key in the order of the keys'
-// names, each key's oldest first; with the keys of each item.
+// turns, each key's oldest first; with the keys of each item.
 func TestSnapshotOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := actor.New(actor.Config[string]{Name: "snap-order", Fairness: tenantOf})
@@ -122,7 +122,7 @@ func TestSnapshotOrder(t *testing.T) {
 		for _, it := range got.ReadyItems {
 			items = append(items, fmt.Sprintf("%s/%d/%v/%v", it.Item, it.Priority, it.Keys, it.Age))
 		}
-		want := []string{"a-2/10/[a]/0s", "c-1/10/[c]/0s", "a-1/0/[a]/1s", "b-1/0/[b]/1s", "b-2/0/[b]/1s", "a-3/-5/[a]/0s"}
+		want := []string{"c-1/10/[c]/0s", "a-2/10/[a]/0s", "b-1/0/[b]/1s", "b-2/0/[b]/1s", "a-1/0/[a]/1s", "a-3/-5/[a]/0s"}
 		if !slices.Equal(items, want) {
 			t.Fatalf("ready items %q; want %q", items, want)
 		}
@@ -133,8 +133,8 @@ func TestSnapshotOrder(t *testing.T) {
 		// A raised item is listed once, at its new priority.
 		q.AddWithOpts(actor.AddOpts{Priority: 20}, "b-2")
 		got = q.Snapshot(2)
-		if got.ReadyItems[0].Item != "b-2" || got.ReadyItems[0].Priority != 20 || got.ReadyItems[1].Item != "a-2" {
-			t.Fatalf("after raising b-2: %v; want b-2 at 20, then a-2", got.ReadyItems)
+		if got.ReadyItems[0].Item != "b-2" || got.ReadyItems[0].Priority != 20 || got.ReadyItems[1].Item != "c-1" {
+			t.Fatalf("after raising b-2: %v; want b-2 at 20, then c-1", got.ReadyItems)
 		}
 		n := 0
 		for _, it := range q.Snapshot(10).ReadyItems {

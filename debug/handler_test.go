@@ -156,8 +156,8 @@ func TestQueuePage(t *testing.T) {
 			Processing:      1, AddedAgain: 1, Delayed: 1,
 			ReadyItems: []actor.ItemInfo[string]{
 				{Item: "ns2/d", State: "ready", Priority: 10, Keys: []string{"ns2"}, Age: 1500 * time.Millisecond},
+				{Item: "ns2/a", State: "ready", Keys: []string{"ns2"}, Age: 2500 * time.Millisecond}, // ns2 joined the turns first
 				{Item: "ns1/b", State: "ready", Keys: []string{"ns1"}, Age: 2500 * time.Millisecond},
-				{Item: "ns2/a", State: "ready", Keys: []string{"ns2"}, Age: 2500 * time.Millisecond},
 			},
 			ProcessingItems: []actor.ItemInfo[string]{
 				{Item: "ns1/c", State: "processing+dirty", Keys: []string{"ns1"}, Age: 500 * time.Millisecond},
@@ -194,7 +194,7 @@ func TestQueuePage(t *testing.T) {
 			`<td class="n" id="delayed">1</td>`,
 			`<tr><th>Priority</th><td class="n">10</td><td class="n">0</td></tr>`,
 			`<tr><th>Ready</th><td class="n">1</td><td class="n">2</td></tr>`,
-			`Ready <small>3 of 3, highest priority first, then key by key in the order of their names (hand-out goes round-robin across keys), oldest first within a key</small>`,
+			`Ready <small>3 of 3, highest priority first, then key by key in the order of their turns (hand-out goes round-robin across keys), oldest first within a key</small>`,
 			`<tr><td class="item">ns2/d</td><td>ready</td><td class="n">10</td><td>ns2</td><td class="n">1.5s</td><td class="n">0</td><td></td></tr>`,
 			`<tr><td class="item">ns1/b</td><td>ready</td><td class="n">0</td><td>ns1</td><td class="n">2.5s</td><td class="n">0</td><td></td></tr>`,
 			`<tr><td class="item">ns1/c</td><td>processing&#43;dirty</td><td class="n">0</td><td>ns1</td><td class="n">500ms</td><td class="n">0</td><td></td></tr>`,

@@ -147,7 +147,7 @@ input { width: 6em; }
 <tr><th>Ready</th>{{range .}}<td class="n">{{.Count}}</td>{{end}}</tr>
 </table></div>
 {{end}}
-<h2>Ready <small>{{len .ReadyItems}} of {{.Ready}}, {{if fair .ReadyItems}}highest priority first, then key by key in the order of their names (hand-out goes round-robin across keys), oldest first within a key{{else}}in hand-out order: highest priority first, then oldest first{{end}}</small></h2>
+<h2>Ready <small>{{len .ReadyItems}} of {{.Ready}}, {{if fair .ReadyItems}}highest priority first, then key by key in the order of their turns (hand-out goes round-robin across keys), oldest first within a key{{else}}in hand-out order: highest priority first, then oldest first{{end}}</small></h2>
 {{template "items" (rows .ReadyItems .Taken)}}
 <h2>Processing <small>{{len .ProcessingItems}} of {{.Processing}}, longest first</small></h2>
 {{template "items" (rows .ProcessingItems .Taken)}}

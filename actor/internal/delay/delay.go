@@ -23,8 +23,14 @@ type deadline struct {
 type Deadlines[T comparable] struct {
 	heap      delayHeap[T]
 	deadlines map[T]deadline
+	peak      int // the most deadlines since the map was made
 	stale     int // superseded entries still in the heap
 }
+
+// shrinkFloor is the map size below which the map of deadlines is never
+// made anew: one that once held more is made anew when it empties, since
+// Go maps never give memory back.
+const shrinkFloor = 1024
 
 // New returns an empty set of deadlines.
 func New[T comparable]() Deadlines[T] {
@@ -52,6 +58,16 @@ func (d *Deadlines[T]) All(yield func(T, int64) bool) {
 // Set gives an item that has no deadline the deadline at.
 func (d *Deadlines[T]) Set(item T, at int64) {
 	d.deadlines[item] = deadline{at: at, seq: d.heap.push(item, at)}
+	d.peak = max(d.peak, len(d.deadlines))
+}
+
+// forget deletes item's deadline from the map, and makes the map anew if
+// that empties it after a burst.
+func (d *Deadlines[T]) forget(item T) {
+	delete(d.deadlines, item)
+	if len(d.deadlines) == 0 && d.peak >= shrinkFloor {
+		d.deadlines, d.peak = make(map[T]deadline), 0
+	}
 }
 
 // Shorten moves item's deadline to at if that is earlier: a delay can be
@@ -67,7 +83,7 @@ func (d *Deadlines[T]) Shorten(item T, at int64) {
 
 // Cancel drops item's deadline.
 func (d *Deadlines[T]) Cancel(item T) {
-	delete(d.deadlines, item)
+	d.forget(item)
 	d.stale++
 	d.compact()
 }
@@ -90,7 +106,7 @@ func (d *Deadlines[T]) PopDue(now int64) (item T, at int64, ok bool) {
 			d.stale = max(d.stale-1, 0)
 			continue
 		}
-		delete(d.deadlines, e.item)
+		d.forget(e.item)
 		return e.item, e.at, true
 	}
 	return item, 0, false
@@ -100,7 +116,7 @@ func (d *Deadlines[T]) PopDue(now int64) (item T, at int64, ok bool) {
 func (d *Deadlines[T]) Reset() {
 	d.heap = delayHeap[T]{}
 	d.deadlines = make(map[T]deadline)
-	d.stale = 0
+	d.peak, d.stale = 0, 0
 }
 
 // compact drops stale heap entries once they outnumber live ones.

@@ -139,3 +139,24 @@ func TestEarliest(t *testing.T) {
 		}
 	}
 }
+
+// TestMapShrinks: the map of deadlines is made anew once a burst of
+// delays is due, or cancelled, so that it leaves no memory behind.
+func TestMapShrinks(t *testing.T) {
+	for _, cancel := range []bool{false, true} {
+		d := New[int]()
+		for i := range 5000 {
+			d.Set(i, int64(i))
+		}
+		for i := range 5000 {
+			if cancel {
+				d.Cancel(i)
+			} else if _, _, ok := d.PopDue(int64(i)); !ok {
+				t.Fatalf("PopDue(%d) found nothing due", i)
+			}
+		}
+		if d.Len() != 0 || d.peak != 0 || cap(d.heap.e) > 64 {
+			t.Errorf("cancel=%v: %d deadlines, peak %d, heap capacity %d after the burst; want 0, 0 and a small heap", cancel, d.Len(), d.peak, cap(d.heap.e))
+		}
+	}
+}

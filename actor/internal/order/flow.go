@@ -1,8 +1,8 @@
 package order
 
 import (
-	"fmt"
 	"maps"
+	"math"
 	"slices"
 )
 
@@ -12,36 +12,39 @@ import (
 //
 // A key's flow is shared by its nodes in every band (a key has a node in
 // each priority that holds items of it), so caps, weights and virtual
-// times span priorities. The flows form a tree of their own, by key path,
-// that outlives the nodes: a flow is kept while the key has a node, an
-// item out, a child flow, or limits that SetLimit gave it.
+// times span priorities. The flows form a tree of their own, by key path.
+// A flow is kept only while its key has work, or limits:
 //
-// The rule that makes caps exact is one invariant of the band trees:
+//	a flow is kept while items the queue knows hold it (Hold: ready,
+//	popped, processing or delayed), while it has a node, an item out or
+//	a child flow, or while SetLimit gave it limits.
 //
-//	a node is in its parent's turns if and only if it has a live entry
-//	that may be handed out: n > 0, not blocked (its flow's out below its
-//	cap), and, for an inner node, a child in its turns.
-//
-// Every change of an out count, a cap or a node's entries restores it
-// with settle, which walks up only as far as something changed. A band is
-// poppable if its root is eligible; Pop takes the highest such band. Once
-// shutdown begins (CapsOff), nothing is blocked: the items still ready are
-// handed out whatever the caps.
+// A key that comes back after its flow went starts anew at its parent's
+// virtual time: forgetting it loses nothing, since an idle key banks no
+// credit anyway.
 type flow[T comparable] struct {
 	key      string
 	parent   *flow[T]
 	children map[string]*flow[T]
-	nodes    []*node[T] // the key's nodes: one per band that holds items of it
+	nodes    *node[T] // one per band that holds items of it, linked by sib
 
-	cap     int  // the most items out at once; 0 for no cap
-	weight  int  // turns per round, or share of work time; at least 1
-	limited bool // SetLimit gave it limits: kept while it has nothing
-	out     int  // items of the key popped or processing
+	held int // items the queue knows whose keys end at this flow
+	out  int // items of the key popped or processing
 
 	// Fairness by work time.
 	vtime int64 // work time charged, divided by the weight
 	est   int64 // recent work time per item (a moving average): what an item out is charged ahead
 	vnow  int64 // as a parent: the largest tag of a child it picked
+
+	// A first-level key, when the order counts keys (busy.go): items
+	// ready plus items out, and its index in the ranking.
+	load int
+	rank int32
+
+	cap, weight int32  // the most items out at once (0 for no cap); turns per round, at least 1
+	id          uint32 // while items hold it: its id (keyIDs)
+	peak        int32  // the most children since the map was made
+	limited     bool   // SetLimit gave it limits: kept while it has nothing
 }
 
 // Limit is the flow control of one key.
@@ -50,9 +53,16 @@ type Limit struct {
 	Weight int // turns per round, or share of work time; 0 means 1
 }
 
+func (f *flow[T]) idOf() uint32 {
+	if f == nil {
+		return 0
+	}
+	return f.id
+}
+
 // blocked reports whether f's key may not take a turn: at its cap.
 func (o *Prio[T]) blocked(f *flow[T]) bool {
-	return f != nil && f.cap > 0 && f.out >= f.cap && !o.capsOff
+	return f != nil && f.cap > 0 && f.out >= int(f.cap) && !o.capsOff
 }
 
 // tag is the virtual time by which fairness by work time orders the keys:
@@ -60,11 +70,57 @@ func (o *Prio[T]) blocked(f *flow[T]) bool {
 // recent work time per item.
 func (f *flow[T]) tag() int64 { return f.vtime + int64(f.out)*f.est/int64(f.weight) }
 
-// UseFlows turns flow control on; byWork orders the keys by work time
-// instead of turns. It must be called before the first Push.
+// eligible reports whether x may take a turn: the invariant's condition.
+func (o *Prio[T]) eligible(x *node[T]) bool {
+	return x.n > 0 && (!x.inner || x.kids.any()) && !o.blocked(x.flow)
+}
+
+// weight returns the turns per round of x's key.
+func (x *node[T]) weight() int32 { return x.flow.weight }
+
+// UseFlows turns fairness keys and their flow control on; byWork orders
+// the keys by work time instead of turns. It must be called before the
+// first Push.
 func (o *Prio[T]) UseFlows(byWork bool) {
 	o.flows = &flow[T]{weight: 1}
 	o.byWork = byWork
+}
+
+// Hold returns the id of the key path keys, for an item the queue has
+// just come to know (added or delayed); the item holds the key's flow
+// until Release.
+func (o *Prio[T]) Hold(keys []string) uint32 {
+	f := o.flows
+	for _, k := range keys {
+		f = o.child(f, k)
+	}
+	if f.held == 0 {
+		f.id = o.ids.add(f)
+	}
+	f.held++
+	return f.id
+}
+
+// Release is the event of an item that held key the queue no longer
+// knows: the key's flow goes if nothing else keeps it.
+func (o *Prio[T]) Release(key uint32) {
+	f := o.ids.flow(key)
+	f.held--
+	if f.held == 0 {
+		o.ids.remove(f.id)
+		f.id = 0
+		o.tidy(f)
+	}
+}
+
+// Path returns the key path whose id is key, in a new slice.
+func (o *Prio[T]) Path(key uint32) []string {
+	var path []string
+	for f := o.ids.flow(key); f != nil && f.parent != nil; f = f.parent {
+		path = append(path, f.key)
+	}
+	slices.Reverse(path)
+	return path
 }
 
 // child returns the flow of key k under f, making it if need be: a new
@@ -84,57 +140,68 @@ func (o *Prio[T]) child(f *flow[T], k string) *flow[T] {
 	}
 	c.key, c.parent, c.weight, c.vtime = k, f, 1, f.vnow
 	f.children[k] = c
+	f.peak = max(f.peak, int32(min(len(f.children), math.MaxInt32)))
 	return c
 }
 
-// tidy forgets f and the flows above it that are kept for nothing; a
-// spare keeps its empty map of children for the next key.
+// tidy forgets f and the flows above it that are kept for nothing. A map
+// of children that empties is made anew if it held many; a spare flow
+// keeps a small one for the next key.
 func (o *Prio[T]) tidy(f *flow[T]) {
-	for f != nil && f.parent != nil && len(f.nodes) == 0 && len(f.children) == 0 && f.out == 0 && !f.limited {
+	for f != nil && f.parent != nil && f.nodes == nil && len(f.children) == 0 && f.out == 0 && f.held == 0 && !f.limited {
 		p := f.parent
 		delete(p.children, f.key)
+		if len(p.children) == 0 && p.peak >= shrinkFloor {
+			p.children, p.peak = nil, 0
+		}
 		if len(o.spareFlows) < maxSpareNodes {
-			*f = flow[T]{children: f.children, nodes: f.nodes}
+			children := f.children
+			if f.peak > spareRing {
+				children = nil
+			}
+			*f = flow[T]{children: children}
 			o.spareFlows = append(o.spareFlows, f)
 		}
 		f = p
 	}
 }
 
-// attach makes x, a new node of key k under parent, one of k's nodes.
-func (o *Prio[T]) attach(x, parent *node[T], k string) {
-	f := o.child(parent.flow, k)
-	if len(f.nodes) == 0 && f.out == 0 {
-		f.vtime = max(f.vtime, f.parent.vnow) // idle until now: no credit
+// countOut raises the out counts of f's key and of every key above it, as
+// an item of it is popped; tookOut then blocks, in every band, the keys
+// that reached their caps, and by work time moves their nodes to their
+// new places. (popNode counts before it frees the leaf, and settles the
+// band it pops from itself.)
+func (o *Prio[T]) countOut(f *flow[T]) {
+	if f == nil {
+		return
 	}
-	f.nodes = append(f.nodes, x)
-	x.flow = f
+	o.nout++
+	for x := f; x.parent != nil; x = x.parent {
+		x.out++
+	}
 }
 
-// detach takes x, a node about to go, off its flow's nodes.
-func (o *Prio[T]) detach(x *node[T]) {
-	f := x.flow
-	for i, y := range f.nodes {
-		if y == x {
-			last := len(f.nodes) - 1
-			f.nodes[i], f.nodes[last] = f.nodes[last], nil
-			f.nodes = f.nodes[:last]
-			break
+func (o *Prio[T]) tookOut(f *flow[T]) {
+	for x := f; x != nil && x.parent != nil; x = x.parent {
+		if x.cap > 0 && x.out == int(x.cap) && !o.capsOff {
+			o.settleFlow(x)
 		}
+		o.retagFlow(x)
 	}
-	x.flow = nil
-	o.tidy(f)
 }
 
 // moveOut adds d to the items out of f's key and of every key above it,
-// and restores the invariant where a key's being blocked changed.
+// and restores the invariant where a key's being blocked, or its tag,
+// changed.
 func (o *Prio[T]) moveOut(f *flow[T], d int) {
-	for x := f; x != nil && x.parent != nil; x = x.parent {
+	o.nout += d
+	for x := f; x.parent != nil; x = x.parent {
 		was := o.blocked(x)
 		x.out += d
 		if o.blocked(x) != was {
 			o.settleFlow(x)
 		}
+		o.retagFlow(x)
 	}
 	if d < 0 {
 		o.tidy(f)
@@ -143,32 +210,32 @@ func (o *Prio[T]) moveOut(f *flow[T], d int) {
 
 // settleFlow restores the invariant for every node of f.
 func (o *Prio[T]) settleFlow(f *flow[T]) {
-	for _, x := range f.nodes {
+	for x := f.nodes; x != nil; x = x.sib {
 		o.settle(x, false)
 	}
 }
 
-// flowOf returns the flow of the key path keys, or nil if it has none.
-func (o *Prio[T]) flowOf(keys []string) *flow[T] {
-	f := o.flows
-	for _, k := range keys {
-		if f = f.children[k]; f == nil {
-			return nil
-		}
+// retagFlow moves every node of f to its place in its heap of turns, by
+// work time.
+func (o *Prio[T]) retagFlow(f *flow[T]) {
+	if !o.byWork {
+		return
 	}
-	return f
+	for x := f.nodes; x != nil; x = x.sib {
+		o.retag(x)
+	}
 }
 
-// Finish is the event of an item of keys no longer out, after work time
-// d (fairness by work time charges it).
-func (o *Prio[T]) Finish(keys []string, d int64) {
+// Finish is the event of an item of key no longer out, after work time d
+// (fairness by work time charges it).
+func (o *Prio[T]) Finish(key uint32, d int64) {
 	if o.flows == nil {
 		return
 	}
-	f := o.flowOf(keys)
+	f := o.ids.flow(key)
 	if o.byWork {
 		d = max(d, 0)
-		for x := f; x != nil && x.parent != nil; x = x.parent {
+		for x := f; x.parent != nil; x = x.parent {
 			x.vtime += d / int64(x.weight)
 			if x.est == 0 {
 				x.est = d
@@ -177,6 +244,7 @@ func (o *Prio[T]) Finish(keys []string, d int64) {
 			}
 		}
 	}
+	o.load(f, -1)
 	o.moveOut(f, -1)
 }
 
@@ -187,10 +255,13 @@ func (o *Prio[T]) SetLimit(keys []string, l Limit) {
 		f = o.child(f, k)
 	}
 	was := o.blocked(f)
-	f.cap, f.weight, f.limited = l.Cap, max(l.Weight, 1), l.Cap > 0 || l.Weight > 1
+	f.cap = int32(min(l.Cap, math.MaxInt32))
+	f.weight = int32(min(max(l.Weight, 1), math.MaxInt32))
+	f.limited = l.Cap > 0 || l.Weight > 1
 	if o.blocked(f) != was {
 		o.settleFlow(f)
 	}
+	o.retagFlow(f)
 	o.tidy(f)
 }
 
@@ -217,16 +288,13 @@ func (o *Prio[T]) CapsOff() {
 	}
 }
 
-// pathBlocked reports whether a key on the path keys is blocked.
-func (o *Prio[T]) pathBlocked(keys []string) bool {
-	if o.flows == nil || o.capsOff {
+// pathBlocked reports whether a key on the path whose id is key is
+// blocked.
+func (o *Prio[T]) pathBlocked(key uint32) bool {
+	if o.capsOff {
 		return false
 	}
-	f := o.flows
-	for _, k := range keys {
-		if f = f.children[k]; f == nil {
-			return false
-		}
+	for f := o.ids.flow(key); f != nil && f.parent != nil; f = f.parent {
 		if o.blocked(f) {
 			return true
 		}
@@ -234,170 +302,48 @@ func (o *Prio[T]) pathBlocked(keys []string) bool {
 	return false
 }
 
-// countOut raises the out counts of f's key and of every key above it, as
-// an item of it is popped; tookOut then blocks, in every band, the keys
-// that reached their caps. (popNode counts before it frees the leaf,
-// which would otherwise let an idle flow go, and settles the band it pops
-// from itself.)
-func (o *Prio[T]) countOut(f *flow[T]) {
-	for x := f; x != nil && x.parent != nil; x = x.parent {
-		x.out++
-	}
+// keyIDs gives ids to the flows that items hold, so that an item's keys
+// are one small number (in a state entry, and a Place): ids[id] is the
+// flow of id, 0 is no id, and free holds the ids given back, which are
+// given again first. The slab is made anew once no id is in use, if it
+// grew past shrinkFloor.
+type keyIDs[T comparable] struct {
+	ids  []*flow[T]
+	free []uint32
+	live int
 }
 
-func (o *Prio[T]) tookOut(f *flow[T]) {
-	for x := f; x != nil && x.parent != nil; x = x.parent {
-		if x.cap > 0 && x.out == x.cap && !o.capsOff {
-			o.settleFlow(x)
-		}
-	}
-}
-
-// eligible reports whether x may take a turn: the invariant's condition.
-func (o *Prio[T]) eligible(x *node[T]) bool {
-	return x.n > 0 && (!x.inner || x.first != nil) && !o.blocked(x.flow)
-}
-
-// settle restores the invariant for x, and up the tree as far as
-// something changed. With front, x and every node above it that may take
-// a turn go to the front of their parents' turns: an item pushed back
-// gets back the turns its Pop took.
-func (o *Prio[T]) settle(x *node[T], front bool) {
-	for p := x.parent; p != nil; x, p = p, p.parent {
-		had := p.first != nil
-		switch ok := o.eligible(x); {
-		case ok && front:
-			p.toFront(x)
-		case ok && !x.active:
-			p.toBack(x)
-			x.used = 0
-			o.joins++
-		case !ok && x.active:
-			p.unlink(x)
-			x.used = 0
-		default:
-			return
-		}
-		if !front && (p.first != nil) == had {
-			return
-		}
-	}
-}
-
-// weight returns the turns per round of x's key.
-func (x *node[T]) weight() int {
-	if x.flow == nil {
-		return 1
-	}
-	return x.flow.weight
-}
-
-// pickByWork returns the child of n, which has children in its turns,
-// whose key has the least tag: fairness by work time. Ties go by turns.
-func (o *Prio[T]) pickByWork(n *node[T]) *node[T] {
-	best := n.first
-	for c := best.next; c != nil; c = c.next {
-		if c.flow.tag() < best.flow.tag() {
-			best = c
-		}
-	}
-	n.flow.vnow = max(n.flow.vnow, best.flow.tag())
-	return best
-}
-
-// CheckFlows returns an error if the flows break their invariants: out
-// must count, for each key, the items out whose paths are in out; a flow
-// is kept only for what keeps it; every node is in its parent's turns if
-// and only if it is eligible. It is for tests: it looks at everything.
-func (o *Prio[T]) CheckFlows(out [][]string) error {
-	if o.flows == nil {
+func (k *keyIDs[T]) flow(id uint32) *flow[T] {
+	if id == 0 {
 		return nil
 	}
-	want := map[*flow[T]]int{}
-	for _, keys := range out {
-		f := o.flows
-		for _, k := range keys {
-			if f = f.children[k]; f == nil {
-				return fmt.Errorf("no flow for %q, which has an item out", keys)
-			}
-			want[f]++
-		}
-	}
-	var check func(f *flow[T], path []string) error
-	check = func(f *flow[T], path []string) error {
-		if f.parent != nil {
-			if f.out != want[f] {
-				return fmt.Errorf("flow %q: out = %d; %d items out", path, f.out, want[f])
-			}
-			if len(f.nodes) == 0 && len(f.children) == 0 && f.out == 0 && !f.limited {
-				return fmt.Errorf("flow %q kept for nothing", path)
-			}
-		}
-		for _, x := range f.nodes {
-			if x.flow != f {
-				return fmt.Errorf("flow %q: a node of another flow", path)
-			}
-		}
-		for k, c := range f.children {
-			if c.parent != f || c.key != k {
-				return fmt.Errorf("flow %q: child %q linked wrong", path, k)
-			}
-			if err := check(c, append(slices.Clip(path), k)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := check(o.flows, nil); err != nil {
-		return err
-	}
-	var walk func(x *node[T], path []string) error
-	walk = func(x *node[T], path []string) error {
-		inTurns := map[*node[T]]bool{}
-		for c := x.first; c != nil; c = c.next {
-			inTurns[c] = true
-		}
-		for k, c := range x.children {
-			p := append(slices.Clip(path), k)
-			if c.flow == nil || !slices.Contains(c.flow.nodes, c) {
-				return fmt.Errorf("node %q: not among its flow's nodes", p)
-			}
-			if inTurns[c] != o.eligible(c) || c.active != inTurns[c] {
-				return fmt.Errorf("node %q: in turns %v, active %v, eligible %v", p, inTurns[c], c.active, o.eligible(c))
-			}
-			if err := walk(c, p); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for prio, b := range o.bands {
-		if err := walk(&b.root, []string{fmt.Sprint(prio)}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return k.ids[id]
 }
 
-// KeyCount is what a first-level key holds: items ready, and items out.
-type KeyCount struct {
-	Key        string
-	Ready, Out int
+func (k *keyIDs[T]) add(f *flow[T]) uint32 {
+	k.live++
+	if n := len(k.free); n > 0 {
+		id := k.free[n-1]
+		k.free = k.free[:n-1]
+		k.ids[id] = f
+		return id
+	}
+	if len(k.ids) == 0 {
+		k.ids = append(k.ids, nil) // 0 is no id
+	}
+	if uint64(len(k.ids)) > math.MaxUint32 {
+		panic("order: more than 2^32-1 fairness keys with items at once")
+	}
+	k.ids = append(k.ids, f)
+	return uint32(len(k.ids) - 1)
 }
 
-// KeyCounts calls yield for each first-level key that holds an item ready
-// or out.
-func (o *Prio[T]) KeyCounts(yield func(KeyCount)) {
-	if o.flows == nil {
+func (k *keyIDs[T]) remove(id uint32) {
+	k.live--
+	k.ids[id] = nil
+	if k.live == 0 && len(k.ids) > shrinkFloor {
+		k.ids, k.free = nil, nil
 		return
 	}
-	for k, f := range o.flows.children {
-		c := KeyCount{Key: k, Out: f.out}
-		for _, x := range f.nodes {
-			c.Ready += x.n
-		}
-		if c.Ready+c.Out > 0 {
-			yield(c)
-		}
-	}
+	k.free = append(k.free, id)
 }

@@ -16,12 +16,13 @@ package order
 
 // Place is where a ready item goes: its priority, its sequence number
 // (first in, first out within a priority: lower goes first), the instant
-// it became ready (for the starvation bound), and its fairness keys.
+// it became ready (for the starvation bound), and the id of its fairness
+// keys ([Prio.Hold]; 0 without fairness).
 type Place struct {
 	Prio int
 	Seq  uint64
 	At   int64 // nanoseconds since the queue's epoch
-	Keys []string
+	Key  uint32
 }
 
 // Order holds ready items in hand-out order.

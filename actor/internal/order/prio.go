@@ -28,7 +28,7 @@ import (
 //
 // Every count is of live entries only, and a node with none is removed
 // with whatever stale entries it still holds, so a key with nothing ready
-// costs nothing, and a key that has gone costs no memory but that of the
+// has no node, and a key that has gone costs no memory but that of the
 // few nodes kept for the next keys.
 type Prio[T comparable] struct {
 	bands map[int]*band[T]
@@ -42,10 +42,10 @@ type Prio[T comparable] struct {
 	now   int64              // the instant of the Pop under way (for the bound)
 	joins uint64             // counts the keys that joined their parents' turns (Joins)
 
-	// KeysOf returns the keys a ready item was queued with; with fairness
-	// and a bound, Pop needs them to hand out an item from the middle of
-	// its priority (popStarving).
-	KeysOf func(T) []string
+	// KeyOf returns the key id a ready item was queued with; with
+	// fairness and a bound, Pop needs it to hand out an item from the
+	// middle of its priority (popStarving).
+	KeyOf func(T) uint32
 
 	// Bands whose priority has no ready item left are kept with their
 	// small buffers for the next priority that needs one; so are the
@@ -54,11 +54,21 @@ type Prio[T comparable] struct {
 	spare      []*band[T]
 	spareNodes []*node[T]
 
-	// Flow control (flow.go): the root of the flows, nil when off.
+	// Fairness keys and their flow control (flow.go): the root of the
+	// flows, nil without fairness.
 	flows      *flow[T]
 	byWork     bool // keys take turns by work time
 	capsOff    bool // shutdown began: nothing is blocked
 	spareFlows []*flow[T]
+	ids        keyIDs[T] // the flows that items hold, by id
+	nout       int       // items out (popped or processing)
+	back       int64     // the last turn number given at the back of a heap of turns
+	front      int64     // the last given at the front (counts down)
+	busy       *busy[T]  // the first-level keys by load, if counted (CountKeys)
+
+	// visits counts the nodes and heap slots the order looks at: tests
+	// bound what one event costs with it.
+	visits int
 }
 
 // deadKey is an item in a container of entries: a leaf, or a band's log.
@@ -84,15 +94,15 @@ const (
 	// maxSpare is how many empty bands an order keeps.
 	maxSpare = 2
 	// maxSpareNodes is how many nodes of keys with nothing ready it
-	// keeps, each with a buffer of at most spareRing entries; and
-	// wideNode the number of children above which an inner node that
-	// empties lets its map go rather than keep it for the next keys.
+	// keeps (and flows of keys with nothing at all), each with buffers of
+	// at most spareRing entries or children.
 	maxSpareNodes = 128
-	spareRing     = 2 * minRing
-	wideNode      = 64
+	spareRing     = 32
 )
 
-// shrinkFloor is the map size below which dead is never dropped to shrink.
+// shrinkFloor is the size below which a map or slab of items or keys is
+// never dropped to shrink it: one that once held more is made anew when
+// it empties, since Go maps never give memory back.
 const shrinkFloor = 1024
 
 // NewPrio returns an empty priority order with the starvation bound bound
@@ -115,41 +125,53 @@ func (o *Prio[T]) PushFront(item T, p Place) { o.insert(item, p, true) }
 func (o *Prio[T]) insert(item T, p Place, front bool) {
 	b := o.band(p.Prio)
 	if b == nil {
-		if n := len(o.spare); n > 0 {
-			b, o.spare = o.spare[n-1], o.spare[:n-1]
-		} else {
-			b = &band[T]{}
-		}
-		b.root.flow = o.flows
-		o.bands[p.Prio] = b
-		o.listBand(p.Prio, b)
+		b = o.newBand(p.Prio)
 	}
 	e := entry[T]{item: item, seq: p.Seq, at: p.At}
 	o.n++
 	if o.bound > 0 {
 		b.log.push(e) // pushed-back entries too: an older entry for the item may be stale
 	}
-	leaf := o.leaf(&b.root, p.Keys)
+	leaf := o.leafOf(b, p.Key)
 	switch {
 	case front && (leaf.fifo.len() == 0 || leaf.fifo.front().seq >= p.Seq):
 		leaf.fifo.pushFront(e)
 	case front:
-		heapPush(&leaf.late, e) // an item placed before it came meanwhile
+		leaf.pushLate(e) // an item placed before it came meanwhile
 	case leaf.fifo.len() > 0 && leaf.fifo.back().seq > p.Seq:
-		heapPush(&leaf.late, e) // placed before entries already there
+		leaf.pushLate(e) // placed before entries already there
 	default:
 		leaf.fifo.push(e)
 	}
 	for x := leaf; x != nil; x = x.parent {
 		x.n++
 	}
-	if front && o.flows != nil {
+	if o.flows == nil {
+		return
+	}
+	if front {
 		o.moveOut(leaf.flow, -1) // the Pop it undoes counted it out
 		for x := leaf; x.parent != nil; x = x.parent {
 			x.used = x.prevUsed
 		}
+	} else {
+		o.load(leaf.flow, 1)
 	}
 	o.settle(leaf, front)
+}
+
+// newBand makes the band of priority prio: a spare one, or a new one.
+func (o *Prio[T]) newBand(prio int) *band[T] {
+	var b *band[T]
+	if n := len(o.spare); n > 0 {
+		b, o.spare = o.spare[n-1], o.spare[:n-1]
+	} else {
+		b = &band[T]{}
+	}
+	b.root.flow = o.flows
+	o.bands[prio] = b
+	o.listBand(prio, b)
+	return b
 }
 
 // band returns the band of priority prio, nil if it has none.
@@ -190,7 +212,10 @@ func (o *Prio[T]) Remove(item T, p Place) {
 	if o.bound > 0 {
 		o.kill(deadKey[T]{item: item, log: b})
 	}
-	o.drop(b, item, p.Keys)
+	if o.flows != nil {
+		o.load(o.ids.flow(p.Key), -1)
+	}
+	o.drop(b, item, p.Key)
 	if b.root.n == 0 {
 		o.dropBand(p.Prio, b)
 	}
@@ -210,14 +235,14 @@ func (o *Prio[T]) Pop(now int64) (T, Place) {
 	if o.flows != nil && !o.eligibleBand(b) {
 		prio, b = o.firstEligible()
 	}
-	e, keys, f := o.popNode(&b.root)
+	e, f := o.popNode(&b.root)
 	o.tookOut(f)
 	if o.bound > 0 {
 		o.kill(deadKey[T]{item: e.item, log: b})
 		o.sweepLog(b)
 	}
 	o.popped(prio, b)
-	return e.item, Place{Prio: prio, Seq: e.seq, At: e.at, Keys: keys}
+	return e.item, Place{Prio: prio, Seq: e.seq, At: e.at, Key: f.idOf()}
 }
 
 // Joins counts the times a key joined its parent's turns at the back: it
@@ -240,7 +265,7 @@ func (o *Prio[T]) Ready() bool {
 
 // eligibleBand reports whether band b has an item that may be handed out.
 func (o *Prio[T]) eligibleBand(b *band[T]) bool {
-	return b.root.n > 0 && (!b.root.inner || b.root.first != nil)
+	return b.root.n > 0 && (!b.root.inner || b.root.kids.any())
 }
 
 // firstEligible returns the highest band that has an item that may be
@@ -287,7 +312,7 @@ func (o *Prio[T]) popStarving() (item T, p Place, ok bool) {
 			continue
 		}
 		e := b.log.front()
-		if o.flows != nil && o.KeysOf != nil && o.pathBlocked(o.KeysOf(e.item)) {
+		if o.KeyOf != nil && o.pathBlocked(o.KeyOf(e.item)) {
 			continue // its key is at its cap: the priority waits for it
 		}
 		if e.at <= deadline && (best < 0 || e.at < oldest.at || e.at == oldest.at && e.seq < oldest.seq) {
@@ -300,20 +325,16 @@ func (o *Prio[T]) popStarving() (item T, p Place, ok bool) {
 	prio := o.prios[best]
 	b := o.bands[prio]
 	b.log.pop()
-	var keys []string
-	if o.KeysOf != nil {
-		keys = o.KeysOf(oldest.item)
+	var key uint32
+	if o.KeyOf != nil {
+		key = o.KeyOf(oldest.item)
 	}
-	if o.flows != nil {
-		f := o.flowOf(keys)
-		o.countOut(f) // before drop, which may let an idle flow go
-		o.drop(b, oldest.item, keys)
-		o.tookOut(f)
-	} else {
-		o.drop(b, oldest.item, keys) // its leaf entry goes stale
-	}
+	f := o.ids.flow(key)
+	o.countOut(f)
+	o.drop(b, oldest.item, key) // its leaf entry goes stale
+	o.tookOut(f)
 	o.popped(prio, b)
-	return oldest.item, Place{Prio: prio, Seq: oldest.seq, At: oldest.at, Keys: keys}, true
+	return oldest.item, Place{Prio: prio, Seq: oldest.seq, At: oldest.at, Key: key}, true
 }
 
 // dropBand takes b, the band of prio, which has no live entry left, out
@@ -323,7 +344,8 @@ func (o *Prio[T]) dropBand(prio int, b *band[T]) {
 		o.stale(deadKey[T]{item: b.log.pop().item, log: b})
 	}
 	o.discard(&b.root)
-	b.root.emptied()
+	b.root.kids = b.root.kids.kept()
+	b.root.inner = false
 	delete(o.bands, prio)
 	o.unlistBand(prio)
 	if len(o.spare) < maxSpare {
@@ -376,65 +398,8 @@ func (o *Prio[T]) Peek(now int64) Place {
 		o.PushFront(item, p)
 		return p
 	}
-	n := &o.top.root
-	for n.inner {
-		n = n.first
-	}
-	e := n.front()
-	return Place{Prio: o.prios[0], Seq: e.seq, At: e.at, Keys: n.path}
-}
-
-// Items calls yield for the entries of ready items, by priority, highest
-// first; within a priority key by key, in the order of the keys' names,
-// and within a key in sequence order; until yield returns false. Stale
-// entries are among them: the caller tells them from the live ones (an
-// item yielded twice, or at a priority it no longer has, is stale there).
-// It costs O(entries yielded + nodes on the way), and sorts the keys of
-// each inner node it enters.
-func (o *Prio[T]) Items(yield func(item T, prio int) bool) {
-	for _, prio := range o.prios {
-		if !o.bands[prio].root.items(prio, yield) {
-			return
-		}
-	}
-}
-
-func (x *node[T]) items(prio int, yield func(T, int) bool) bool {
-	if x.n == 0 {
-		return true
-	}
-	if x.inner {
-		keys := make([]string, 0, len(x.children))
-		for k, c := range x.children {
-			if c.n > 0 {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			if !x.children[k].items(prio, yield) {
-				return false
-			}
-		}
-		return true
-	}
-	late := slices.Clone(x.late)
-	slices.SortFunc(late, func(a, b entry[T]) int { return cmp.Compare(a.seq, b.seq) })
-	i, j := 0, 0
-	for i < x.fifo.len() || j < len(late) {
-		var e entry[T]
-		if j == len(late) || i < x.fifo.len() && x.fifo.at(i).seq < late[j].seq {
-			e = x.fifo.at(i)
-			i++
-		} else {
-			e = late[j]
-			j++
-		}
-		if !yield(e.item, prio) {
-			return false
-		}
-	}
-	return true
+	e := o.top.root.front() // without fairness the root is the one leaf
+	return Place{Prio: o.prios[0], Seq: e.seq, At: e.at}
 }
 
 // Counts calls yield for each priority with ready items, highest first,

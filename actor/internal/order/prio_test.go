@@ -33,8 +33,10 @@ func runPrioOrder(t *testing.T, seed uint64, fair bool, bound int64) {
 	var now int64
 	o := NewPrio[int](time.Duration(bound))
 	keysOf := func(item int) []string { return []string{fmt.Sprint(item % 3), fmt.Sprint(item % 5)} }
+	ids := map[int]uint32{} // the key ids of the items ready
 	if fair {
-		o.KeysOf = keysOf
+		o.UseFlows(false)
+		o.KeyOf = func(item int) uint32 { return ids[item] }
 	}
 	type ready struct {
 		prio int
@@ -46,7 +48,10 @@ func runPrioOrder(t *testing.T, seed uint64, fair bool, bound int64) {
 		seq++
 		p := Place{Prio: prio, Seq: seq, At: now}
 		if fair {
-			p.Keys = keysOf(item)
+			if _, ok := ids[item]; !ok {
+				ids[item] = o.Hold(keysOf(item))
+			}
+			p.Key = ids[item]
 		}
 		return p
 	}
@@ -65,8 +70,19 @@ func runPrioOrder(t *testing.T, seed uint64, fair bool, bound int64) {
 				t.Fatalf("seed %d step %d: pop() = %d (seq %d) before %d (seq %d)", seed, step, item, r.seq, other, ro.seq)
 			}
 		}
+		if p.Key != ids[item] {
+			t.Fatalf("seed %d step %d: pop() = %d with key %d; want %d", seed, step, item, p.Key, ids[item])
+		}
 		delete(model, item)
 		return item, p
+	}
+	// gone is the end of a popped item not taken back: it is done.
+	gone := func(p Place, item int) {
+		if fair {
+			o.Finish(p.Key, 0)
+			o.Release(p.Key)
+			delete(ids, item)
+		}
 	}
 	for step := range 400 {
 		now += int64(rng.IntN(10))
@@ -77,10 +93,7 @@ func runPrioOrder(t *testing.T, seed uint64, fair bool, bound int64) {
 			o.Push(item, p)
 			model[item] = ready{p.Prio, p.Seq}
 		case ok && r.prio < prios[len(prios)-1] && rng.IntN(2) == 0: // raise
-			old := Place{Prio: r.prio}
-			if fair {
-				old.Keys = keysOf(item)
-			}
+			old := Place{Prio: r.prio, Key: ids[item]}
 			o.Remove(item, old)
 			p := placeOf(item, r.prio+10+rng.IntN(100))
 			o.Push(item, p)
@@ -90,6 +103,8 @@ func runPrioOrder(t *testing.T, seed uint64, fair bool, bound int64) {
 			if rng.IntN(4) == 0 { // taken back
 				o.PushFront(got, p)
 				model[got] = ready{p.Prio, p.Seq}
+			} else {
+				gone(p, got)
 			}
 		}
 		if o.Len() != len(model) {
@@ -98,11 +113,15 @@ func runPrioOrder(t *testing.T, seed uint64, fair bool, bound int64) {
 		checkDead(t, o, fmt.Sprintf("seed %d step %d", seed, step))
 	}
 	for step := 0; o.Len() > 0; step++ {
-		pop(1000 + step)
+		item, p := pop(1000 + step)
+		gone(p, item)
 		checkDead(t, o, fmt.Sprintf("seed %d drain %d", seed, step))
 	}
 	if len(model) != 0 || len(o.bands) != 0 || len(o.prios) != 0 || len(o.dead) != 0 || o.top != nil {
 		t.Fatalf("seed %d: drained: model %d, bands %d, prios %d, dead %d, top %p; want all 0", seed, len(model), len(o.bands), len(o.prios), len(o.dead), o.top)
+	}
+	if err := o.CheckEmpty(); err != nil {
+		t.Fatalf("seed %d: drained: %v", seed, err)
 	}
 }
 
@@ -115,15 +134,13 @@ func checkDead(t *testing.T, o *Prio[int], when string) {
 		t.Fatalf("%s: top band is not the band of priority %d", when, o.prios[0])
 	}
 	stored := 0
-	var walk func(n *node[int])
-	walk = func(n *node[int]) {
-		stored += n.fifo.len() + len(n.late)
-		for _, c := range n.children {
-			walk(c)
-		}
-	}
 	for _, b := range o.bands {
-		walk(&b.root)
+		walkNodes(&b.root, func(n *node[int]) {
+			stored += n.fifo.len()
+			if n.late != nil {
+				stored += len(*n.late)
+			}
+		})
 		stored += b.log.len()
 	}
 	live := o.n
@@ -136,5 +153,36 @@ func checkDead(t *testing.T, o *Prio[int], when string) {
 	}
 	if dead != stored-live {
 		t.Fatalf("%s: dead counts %d entries; %d stored, %d live", when, dead, stored, live)
+	}
+	if o.flows == nil {
+		return
+	}
+	var held []uint32
+	for _, id := range o.ids.ids {
+		if id != nil {
+			for range id.held {
+				held = append(held, id.id)
+			}
+		}
+	}
+	var out []uint32
+	if err := o.CheckFlows(held, out); err != nil {
+		t.Fatalf("%s: %v", when, err)
+	}
+}
+
+// walkNodes calls fn for x and every node under it.
+func walkNodes[T comparable](x *node[T], fn func(*node[T])) {
+	fn(x)
+	if x.kids == nil {
+		return
+	}
+	for _, t := range x.kids.heap {
+		walkNodes(t.x, fn)
+	}
+	for _, l := range []*list[T]{&x.kids.turns, &x.kids.held} {
+		for c := l.first; c != nil; c = c.next {
+			walkNodes(c, fn)
+		}
 	}
 }

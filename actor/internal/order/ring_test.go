@@ -30,8 +30,8 @@ func TestRing(t *testing.T) {
 	if want != next {
 		t.Fatalf("popped %d items; pushed %d", want, next)
 	}
-	if len(r.buf) != keepRing || len(r.chunks) != 0 {
-		t.Fatalf("capacity = %d in %d chunks after %d items came and went; want %d in one buffer", len(r.buf), len(r.chunks), next, keepRing)
+	if len(r.buf) != keepRing || r.chunked() {
+		t.Fatalf("capacity = %d, chunked %v after %d items came and went; want %d in one buffer", len(r.buf), r.chunked(), next, keepRing)
 	}
 	// Swings below keepRing reallocate nothing.
 	if n := testing.AllocsPerRun(100, func() {
@@ -86,7 +86,7 @@ func TestRingRandom(t *testing.T) {
 						t.Fatalf("seed %d: at(%d) = %d; want %d", seed, i, r.at(i), model[i])
 					}
 				}
-				if c := len(r.chunks) - r.first; c == 1 || c > 0 && r.n <= (c-2)*keepRing {
+				if c := r.nchunks(); c == 1 || c > 0 && r.n <= (c-2)*keepRing {
 					t.Fatalf("seed %d: %d items in %d chunks; want them in one buffer, or in no more chunks than they need", seed, r.n, c)
 				}
 			}
@@ -110,14 +110,14 @@ func TestRingChunks(t *testing.T) {
 		*items[i] = i
 		r.push(items[i])
 	}
-	if len(r.chunks)-r.first != 4 {
-		t.Fatalf("%d chunks for %d items; want 4", len(r.chunks), len(items))
+	if r.nchunks() != 4 {
+		t.Fatalf("%d chunks for %d items; want 4", r.nchunks(), len(items))
 	}
-	first := r.chunks[r.first]
+	first := r.big.list[r.big.first]
 	for range keepRing {
 		r.pop()
 	}
-	if r.spare != first {
+	if r.big.spare != first {
 		t.Fatal("the chunk emptied first is not the spare")
 	}
 	for i, p := range first {
@@ -129,7 +129,7 @@ func TestRingChunks(t *testing.T) {
 	for range keepRing {
 		r.push(nil)
 	}
-	if r.chunks[len(r.chunks)-1] != first || r.spare != nil {
+	if r.big.list[len(r.big.list)-1] != first || r.big.spare != nil {
 		t.Fatal("the chunk added last is not the spare")
 	}
 	for i := range 3 * keepRing {
@@ -137,8 +137,8 @@ func TestRingChunks(t *testing.T) {
 			t.Fatalf("pop() #%d = %p; want %p", i, got, items[keepRing+i])
 		}
 	}
-	if len(r.chunks) != 0 || len(r.buf) != keepRing || r.len() != keepRing {
-		t.Fatalf("%d chunks, buffer of %d, %d items; want one buffer of %d holding %d", len(r.chunks), len(r.buf), r.len(), keepRing, keepRing)
+	if r.chunked() || len(r.buf) != keepRing || r.len() != keepRing {
+		t.Fatalf("%d chunks, buffer of %d, %d items; want one buffer of %d holding %d", r.nchunks(), len(r.buf), r.len(), keepRing, keepRing)
 	}
 }
 
@@ -154,9 +154,9 @@ func TestRingDrainsToOneBuffer(t *testing.T) {
 	for r.len() > 0 {
 		r.pop()
 	}
-	if len(r.buf) != keepRing || r.chunks != nil || r.spare == nil {
+	if len(r.buf) != keepRing || r.big.list != nil || r.big.spare == nil {
 		t.Fatalf("after draining: buffer of %d, list of %d chunks (nil: %t), spare: %t; want a buffer of %d, a nil list and a spare",
-			len(r.buf), cap(r.chunks), r.chunks == nil, r.spare != nil, keepRing)
+			len(r.buf), cap(r.big.list), r.big.list == nil, r.big.spare != nil, keepRing)
 	}
 	swing := func() {
 		for i := range keepRing + keepRing/2 {
@@ -170,4 +170,12 @@ func TestRingDrainsToOneBuffer(t *testing.T) {
 	if n := testing.AllocsPerRun(100, swing); n != 0 {
 		t.Fatalf("%v allocations per swing of %d items; want 0", n, keepRing+keepRing/2)
 	}
+}
+
+// nchunks is the number of chunks a ring uses: 0 while it is one buffer.
+func (r *ring[T]) nchunks() int {
+	if !r.chunked() {
+		return 0
+	}
+	return len(r.big.list) - r.big.first
 }

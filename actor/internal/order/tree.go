@@ -1,80 +1,106 @@
 package order
 
-// node is a fairness key's items in one priority: a leaf holds them, an
-// inner node holds the next level's keys, whose turns rotate. Without
-// fairness keys, a band's root is its only leaf.
+// node is a fairness key's items in one priority band: a leaf holds them,
+// an inner node holds the next level's keys, which take turns (turns.go).
+// Without fairness keys, a band's root is its only leaf. A key has a node
+// in a band only while it has a live entry there: a node whose count
+// falls to zero goes, with whatever stale entries it still holds.
 type node[T comparable] struct {
 	n int // live entries under this node
 
+	// Its key's flow (flow.go), shared with its nodes in the other bands
+	// (sib links them), and its parent: the node of the parent key in the
+	// same band, by which the key's nodes are told apart.
+	flow   *flow[T]
+	parent *node[T]
+	sib    *node[T]
+
+	// Its place among its parent's children (turns.go): in a list by
+	// prev and next (the turns by turns, or held), or at idx in the
+	// heap of turns by work time. With weights, the turns it has had in
+	// its current turn of the round (a weight of w gives it w in a row),
+	// and as many before its last pop, which a push back restores.
+	prev, next     *node[T]
+	idx            int32
+	used, prevUsed int32
+	in             where
+	inner          bool
+
+	kids *kids[T] // an inner node's children
+
 	// A leaf: its entries in sequence order, those pushed into the middle
 	// (an item added again while processing whose place was fixed at the
-	// add, say) in a heap of their own; and the keys of its items (the
-	// slice the first one came with: the items of a leaf have equal
-	// keys), which Pop hands back.
+	// add, say) in a heap of their own, made when first needed.
 	fifo ring[entry[T]]
-	late []entry[T]
-	path []string
+	late *[]entry[T]
+}
 
-	// An inner node: children by key, and those with live entries in the
-	// order of their turns; wide if children has held more than wideNode.
-	children            map[string]*node[T]
-	first, last         *node[T]
-	parent              *node[T]
-	prev, next          *node[T]
-	key                 string
-	active, inner, wide bool
-
-	// With flow control (flow.go): the key's flow, shared with its nodes
-	// in the other bands; the turns it has had in its current turn of the
-	// round (a weight of w gives it w in a row), and as many before its
-	// last pop, which a push back restores.
-	flow           *flow[T]
-	used, prevUsed int
+// lateFirst reports whether the next entry of a leaf is in its late heap.
+func (n *node[T]) lateFirst() bool {
+	return n.late != nil && len(*n.late) > 0 && (n.fifo.len() == 0 || (*n.late)[0].seq < n.fifo.front().seq)
 }
 
 // front returns the next entry of a leaf, live or not.
 func (n *node[T]) front() entry[T] {
-	if len(n.late) > 0 && (n.fifo.len() == 0 || n.late[0].seq < n.fifo.front().seq) {
-		return n.late[0]
+	if n.lateFirst() {
+		return (*n.late)[0]
 	}
 	return n.fifo.front()
 }
 
-// leaf returns the leaf of keys under n, making the nodes on the way. It
-// gives no turns: the caller counts the entry it adds, then settles the
-// leaf.
-func (o *Prio[T]) leaf(n *node[T], keys []string) *node[T] {
-	x := n
-	for i, k := range keys {
-		if x.children == nil {
-			x.children = make(map[string]*node[T])
-		}
-		x.inner = true
-		c := x.children[k]
-		if c == nil {
-			c = o.newNode(x, k)
-			if i == len(keys)-1 {
-				c.path = keys
-			}
-			x.children[k] = c
-			x.wide = x.wide || len(x.children) > wideNode
-			if o.flows != nil {
-				o.attach(c, x, k)
-			}
-		}
-		x = c
+// pushLate adds e to the late heap of a leaf.
+func (n *node[T]) pushLate(e entry[T]) {
+	if n.late == nil {
+		n.late = new([]entry[T])
 	}
+	heapPush(n.late, e)
+}
+
+// leafOf returns the leaf of the key whose id is key in band b (the root
+// for 0), making the nodes on the way.
+func (o *Prio[T]) leafOf(b *band[T], key uint32) *node[T] {
+	if key == 0 {
+		return &b.root
+	}
+	return o.nodeOf(o.ids.flow(key), b)
+}
+
+// nodeOf returns the node of flow f in band b, making it and the nodes
+// above it if need be. A new node has no live entry yet: it waits in its
+// parent's held list until the caller counts one and settles it. A key
+// that had no node and no item out was idle until now: it starts at its
+// parent's virtual time, with no credit.
+func (o *Prio[T]) nodeOf(f *flow[T], b *band[T]) *node[T] {
+	if f.parent == nil {
+		return &b.root
+	}
+	p := o.nodeOf(f.parent, b)
+	for x := f.nodes; x != nil; x = x.sib {
+		o.visits++
+		if x.parent == p {
+			return x
+		}
+	}
+	if f.nodes == nil && f.out == 0 {
+		f.vtime = max(f.vtime, f.parent.vnow)
+	}
+	x := o.newNode()
+	x.flow, x.parent, x.sib = f, p, f.nodes
+	f.nodes = x
+	if p.kids == nil {
+		p.kids = new(kids[T])
+	}
+	p.inner = true
+	p.kids.held.pushBack(x)
+	x.in = inHeld
 	return x
 }
 
-// drop abandons item's live entry in the leaf of keys in band b: the entry
+// drop abandons item's live entry in the leaf of key in band b: the entry
 // goes stale, and comes off the counts along the path, which removes the
 // nodes left with none; the lowest node left may no longer take a turn.
-func (o *Prio[T]) drop(b *band[T], item T, keys []string) {
-	x := &b.root
-	for _, k := range keys {
-		x = x.children[k]
-	}
+func (o *Prio[T]) drop(b *band[T], item T, key uint32) {
+	x := o.leafOf(b, key)
 	o.kill(deadKey[T]{item: item, leaf: x})
 	var left *node[T]
 	for x != nil {
@@ -82,15 +108,14 @@ func (o *Prio[T]) drop(b *band[T], item T, keys []string) {
 		p := x.parent
 		if p != nil && x.n == 0 {
 			o.discard(x)
-			p.unlink(x)
-			delete(p.children, x.key)
+			o.leave(p, x)
 			o.freeNode(x)
 		} else if left == nil {
 			left = x
 		}
 		x = p
 	}
-	if o.flows != nil && left != nil {
+	if left != nil {
 		o.settle(left, false)
 	}
 }
@@ -101,99 +126,100 @@ func (o *Prio[T]) discard(leaf *node[T]) {
 	for leaf.fifo.len() > 0 {
 		o.stale(deadKey[T]{item: leaf.fifo.pop().item, leaf: leaf})
 	}
-	for _, e := range leaf.late {
+	if leaf.late == nil {
+		return
+	}
+	for _, e := range *leaf.late {
 		o.stale(deadKey[T]{item: e.item, leaf: leaf})
 	}
-	if cap(leaf.late) > keepRing {
+	if cap(*leaf.late) > spareRing {
 		leaf.late = nil
 	} else { // small buffers are kept, as the ring keeps one
-		clear(leaf.late)
-		leaf.late = leaf.late[:0]
+		clear(*leaf.late)
+		*leaf.late = (*leaf.late)[:0]
 	}
 }
 
-// newNode returns a node for key k under parent: a spare one, or a new
-// one.
-func (o *Prio[T]) newNode(parent *node[T], k string) *node[T] {
+// newNode returns an empty node: a spare one, or a new one.
+func (o *Prio[T]) newNode() *node[T] {
 	n := len(o.spareNodes)
 	if n == 0 {
-		return &node[T]{parent: parent, key: k}
+		return new(node[T])
 	}
 	x := o.spareNodes[n-1]
 	o.spareNodes[n-1] = nil
 	o.spareNodes = o.spareNodes[:n-1]
-	x.parent, x.key = parent, k
 	return x
 }
 
-// freeNode keeps x, which has no live entry and holds none, for a later
-// key if there is room, with its small buffers: a spare is a node as new
-// but for its buffers.
+// freeNode takes x, which has no live entry and holds none, and is out of
+// its parent's children, off its flow's nodes (which may let the flow
+// go), and keeps it for a later key if there is room, with its small
+// buffers: a spare is a node as new but for its buffers.
 func (o *Prio[T]) freeNode(x *node[T]) {
+	o.detach(x)
 	if len(o.spareNodes) == maxSpareNodes {
 		return
 	}
-	if x.flow != nil {
-		o.detach(x)
-	}
-	x.emptied()
-	buf, late := x.fifo.buf, x.late
+	buf := x.fifo.buf
 	if len(buf) > spareRing {
 		buf = nil
 	}
-	if cap(late) > spareRing {
-		late = nil
-	}
-	*x = node[T]{fifo: ring[entry[T]]{buf: buf}, late: late[:0], children: x.children}
+	*x = node[T]{fifo: ring[entry[T]]{buf: buf}, late: x.late, kids: x.kids.kept()}
 	o.spareNodes = append(o.spareNodes, x)
 }
 
-// emptied lets an inner node's map of children go once the node has no
-// live entry left, if it held many; a narrow one keeps it, empty, for the
-// next keys.
-func (n *node[T]) emptied() {
-	if n.wide && len(n.children) == 0 {
-		n.children, n.wide = nil, false
+// detach takes x off its flow's nodes, and forgets the flow if nothing
+// else keeps it.
+func (o *Prio[T]) detach(x *node[T]) {
+	f := x.flow
+	for p := &f.nodes; *p != nil; p = &(*p).sib {
+		if *p == x {
+			*p = x.sib
+			break
+		}
 	}
+	o.tidy(f)
 }
 
 // popNode takes the next live entry under n (which must be eligible),
-// and returns it with its leaf's keys and flow: round-robin across
-// children (a child of weight w takes w turns in a row), or by work time,
-// and sequence order within a leaf. It counts the entry out of its keys
-// (countOut); the caller blocks the keys that reached their caps in the
-// other bands (tookOut).
-func (o *Prio[T]) popNode(n *node[T]) (entry[T], []string, *flow[T]) {
-	if n.inner {
-		c := n.first
-		if o.byWork {
-			c = o.pickByWork(n)
-		}
-		e, keys, f := o.popNode(c)
-		n.n--
-		c.prevUsed = c.used
-		c.used++
-		switch {
-		case c.n == 0:
-			n.unlink(c)
-			delete(n.children, c.key)
-			o.freeNode(c)
-		case !o.eligible(c):
-			n.unlink(c)
-			c.used = 0
-		case o.byWork || c.used >= c.weight():
-			c.used = 0
-			n.toBack(c) // its turn is over
-		}
-		if n.n == 0 {
-			n.emptied()
-		}
-		return e, keys, f
+// and returns it with its leaf's flow: the child whose turn it is (a
+// child of weight w takes w turns in a row; by work time, the one with
+// the least virtual time), and sequence order within a leaf. It counts
+// the entry out of its keys (countOut); the caller blocks the keys that
+// reached their caps in the other bands, and places their nodes anew
+// there (tookOut).
+func (o *Prio[T]) popNode(n *node[T]) (entry[T], *flow[T]) {
+	o.visits++
+	if !n.inner {
+		return o.popLeaf(n), n.flow
 	}
+	c := o.nextTurn(n)
+	e, f := o.popNode(c)
+	n.n--
+	c.prevUsed = c.used
+	c.used++
+	switch {
+	case c.n == 0:
+		o.leave(n, c)
+		o.freeNode(c)
+	case !o.eligible(c):
+		o.hold(n, c)
+		c.used = 0
+	case o.byWork || c.used >= c.weight():
+		c.used = 0
+		o.enter(n, c, false) // its turn is over
+	}
+	return e, f
+}
+
+// popLeaf takes the next live entry of leaf n, and counts it out of its
+// keys.
+func (o *Prio[T]) popLeaf(n *node[T]) entry[T] {
 	for {
 		var e entry[T]
-		if len(n.late) > 0 && (n.fifo.len() == 0 || n.late[0].seq < n.fifo.front().seq) {
-			e = heapPop(&n.late)
+		if n.lateFirst() {
+			e = heapPop(n.late)
 		} else {
 			e = n.fifo.pop()
 		}
@@ -203,55 +229,9 @@ func (o *Prio[T]) popNode(n *node[T]) (entry[T], []string, *flow[T]) {
 				o.discard(n) // the stale rest
 			}
 			o.countOut(n.flow)
-			return e, n.path, n.flow
+			return e
 		}
 	}
-}
-
-// The turns of an inner node's children: a doubly linked list of those
-// with live entries.
-
-func (n *node[T]) toBack(c *node[T]) {
-	if c.active {
-		n.unlink(c)
-	}
-	c.prev, c.next, c.active = n.last, nil, true
-	if n.last != nil {
-		n.last.next = c
-	} else {
-		n.first = c
-	}
-	n.last = c
-}
-
-func (n *node[T]) toFront(c *node[T]) {
-	if c.active {
-		n.unlink(c)
-	}
-	c.prev, c.next, c.active = nil, n.first, true
-	if n.first != nil {
-		n.first.prev = c
-	} else {
-		n.last = c
-	}
-	n.first = c
-}
-
-func (n *node[T]) unlink(c *node[T]) {
-	if !c.active {
-		return
-	}
-	if c.prev != nil {
-		c.prev.next = c.next
-	} else {
-		n.first = c.next
-	}
-	if c.next != nil {
-		c.next.prev = c.prev
-	} else {
-		n.last = c.prev
-	}
-	c.prev, c.next, c.active = nil, nil, false
 }
 
 // heapPush and heapPop keep entries in a min-heap by sequence number.

@@ -57,8 +57,8 @@ func (q *Queue[T]) add(item T, o Opts, now int64) (known bool) {
 			q.order.Touch(item)
 			return true
 		}
-		q.order.Remove(item, q.placeOf(item, old, 0, now))
-		ne := q.entryAt(item, Ready, o.Prio)
+		q.order.Remove(item, q.placeOf(e, old, 0, now))
+		ne := q.entryAt(item, e, Ready, o.Prio)
 		q.m.moveDepth(old, o.Prio)
 		q.set(item, e, ne)
 		q.enqueue(item, ne, q.nextSeq(), now)
@@ -73,9 +73,9 @@ func (q *Queue[T]) add(item T, o Opts, now int64) (known bool) {
 		if e&raisedBit == 0 {
 			q.raised++
 		}
-		q.set(item, e, q.entryAt(item, Popped, o.Prio)|raisedBit)
+		q.set(item, e, q.entryAt(item, e, Popped, o.Prio)|raisedBit)
 	case Processing:
-		ne := q.entryAt(item, ProcessingDirty, q.usePrioFor(o.Prio))
+		ne := q.entryAt(item, e, ProcessingDirty, q.usePrioFor(o.Prio))
 		q.m.add(item, o.Prio, now)
 		q.setPlace(item, q.nextSeq())
 		q.set(item, e, ne)
@@ -85,7 +85,7 @@ func (q *Queue[T]) add(item T, o Opts, now int64) (known bool) {
 		}
 		q.m.moveDepth(q.prioOf(item, e), o.Prio)
 		q.setPlace(item, q.nextSeq())
-		q.set(item, e, q.entryAt(item, ProcessingDirty, o.Prio))
+		q.set(item, e, q.entryAt(item, e, ProcessingDirty, o.Prio))
 	case Delayed, ProcessingDelayed:
 		raised := q.raises(item, e, o)
 		p := max(q.prioOf(item, e), o.Prio)
@@ -95,10 +95,10 @@ func (q *Queue[T]) add(item T, o Opts, now int64) (known bool) {
 		seq := q.placeOnAdd(item, raised)
 		if e.status() == ProcessingDelayed {
 			q.setPlace(item, seq)
-			q.set(item, e, q.entryAt(item, ProcessingDirty, p))
+			q.set(item, e, q.entryAt(item, e, ProcessingDirty, p))
 			return true
 		}
-		ne := q.entryAt(item, Ready, p)
+		ne := q.entryAt(item, e, Ready, p)
 		q.set(item, e, ne)
 		q.enqueue(item, ne, seq, now)
 	}
@@ -148,20 +148,19 @@ func (q *Queue[T]) AddAt(item T, at int64, o Opts, now int64) {
 	e := q.lookup(item)
 	switch e.status() {
 	case Absent, Processing:
-		st := ProcessingDelayed
+		st, ke := ProcessingDelayed, e
 		if e.status() == Absent {
-			st = Delayed
-			q.keep(item, o)
+			st, ke = Delayed, q.hold(o)
 		}
 		q.delays.Set(item, at)
 		q.m.setDelayed(q.delays.Len())
 		q.setPlace(item, q.nextSeq())
-		q.set(item, e, q.entryAt(item, st, q.usePrioFor(o.Prio)))
+		q.set(item, e, q.entryAt(item, ke, st, q.usePrioFor(o.Prio)))
 	case Delayed, ProcessingDelayed:
 		q.delays.Shorten(item, at)
 		if q.raises(item, e, o) {
 			q.setPlace(item, q.nextSeq())
-			q.set(item, e, q.entryAt(item, e.status(), o.Prio))
+			q.set(item, e, q.entryAt(item, e, e.status(), o.Prio))
 		}
 	default:
 		q.add(item, o, now)
@@ -169,17 +168,18 @@ func (q *Queue[T]) AddAt(item T, at int64, o Opts, now int64) {
 }
 
 // know returns the entry of an item the queue did not know, at the
-// priority o asks for, and keeps its keys.
+// priority o asks for, holding its keys.
 func (q *Queue[T]) know(item T, o Opts) entry {
-	q.keep(item, o)
-	return q.entryAt(item, Absent, q.usePrioFor(o.Prio))
+	return q.entryAt(item, q.hold(o), Absent, q.usePrioFor(o.Prio))
 }
 
-// keep keeps the fairness keys o carries for item, new to the queue.
-func (q *Queue[T]) keep(item T, o Opts) {
-	if q.keys != nil {
-		q.keys[item] = o.Keys
+// hold returns an entry that holds the fairness keys o carries, for an
+// item new to the queue; the item holds them until the queue forgets it.
+func (q *Queue[T]) hold(o Opts) entry {
+	if !q.fair {
+		return 0
 	}
+	return entry(q.prio.Hold(o.Keys)) << keyShift
 }
 
 // usePrioFor returns p, having turned the order into a priority order if

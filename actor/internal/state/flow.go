@@ -39,7 +39,7 @@ func (l KeyLimit) Check() error {
 // is passed over until enough of its items are Done. Without fairness it
 // does nothing. l must be valid (Check).
 func (q *Queue[T]) SetLimit(l KeyLimit) {
-	if q.keys == nil {
+	if !q.fair {
 		return
 	}
 	q.prio.SetLimit(l.Keys, l.Limit)
@@ -48,25 +48,26 @@ func (q *Queue[T]) SetLimit(l KeyLimit) {
 // startWork notes the hand-out instant of item, for fairness by work time.
 func (q *Queue[T]) startWork(item T, at int64) {
 	if q.started != nil {
-		q.started[item] = at
+		put(q.started, item, at, &q.startPeak)
 	}
 }
 
-// endWork is the end of item's work at instant now: its keys count one
-// item out less, and with fairness by work time are charged its work
-// time.
-func (q *Queue[T]) endWork(item T, now int64) {
+// endWork is the end of item's work at instant now (its entry is e): its
+// keys count one item out less, and with fairness by work time are
+// charged its work time.
+func (q *Queue[T]) endWork(item T, e entry, now int64) {
 	var d int64
 	if q.started != nil {
 		d = now - q.started[item]
 		delete(q.started, item)
+		q.started = shrunk(q.started, &q.startPeak)
 	}
-	q.prio.Finish(q.keys[item], d)
+	q.prio.Finish(e.key(), d)
 }
 
 // capsOff lifts the caps for good: shutdown has begun.
 func (q *Queue[T]) capsOff() {
-	if q.keys != nil {
+	if q.fair {
 		q.prio.CapsOff()
 	}
 }

@@ -28,7 +28,7 @@ func (q *Queue[T]) take(now int64) (item T, p order.Place, e entry, ok bool) {
 	case q.fifo != nil: // every ready item is at 0: no need to read its entry
 		e = entry(Ready)
 	case q.prio != nil:
-		e = q.entryAt(item, Ready, p.Prio)
+		e = q.entryAt(item, entry(p.Key)<<keyShift, Ready, p.Prio)
 	default: // a Storage gives no place
 		e = q.items[item]
 		p.Prio = q.prioOf(item, e)
@@ -90,13 +90,13 @@ func (q *Queue[T]) Return(item T, p order.Place, now int64) {
 // delayed meanwhile waits for its deadline. Done of an item that is not
 // processing does nothing (client-go would queue a duplicate).
 func (q *Queue[T]) Done(item T, now int64) {
-	if q.ndirty == 0 && q.transit == 0 && q.delays.Len() == 0 && q.wide == nil && q.keys == nil {
+	if q.ndirty == 0 && q.transit == 0 && q.delays.Len() == 0 && q.wide == nil && !q.fair {
 		// Every item processing is only that: one delete tells, by the
 		// map's length, whether item was.
 		if n := len(q.proc); n > 0 {
 			q.deleteProc(item)
 			if len(q.proc) < n {
-				q.finish(item, now)
+				q.finish(item, 0, now)
 			}
 		}
 		return
@@ -107,10 +107,10 @@ func (q *Queue[T]) Done(item T, now int64) {
 	}
 	switch e.status() {
 	case Processing:
-		q.finish(item, now)
+		q.finish(item, e, now)
 		q.forget(item, e)
 	case ProcessingDirty:
-		q.finish(item, now)
+		q.finish(item, e, now)
 		seq, ok := q.takePlace(item)
 		if !ok {
 			seq = q.nextSeq()
@@ -119,16 +119,17 @@ func (q *Queue[T]) Done(item T, now int64) {
 		q.set(item, e, ne)
 		q.enqueue(item, ne, seq, now)
 	case ProcessingDelayed:
-		q.finish(item, now)
+		q.finish(item, e, now)
 		q.set(item, e, e.with(Delayed))
 	}
 }
 
-// finish is the bookkeeping of an item that stops processing.
-func (q *Queue[T]) finish(item T, now int64) {
+// finish is the bookkeeping of an item that stops processing, whose
+// entry is e.
+func (q *Queue[T]) finish(item T, e entry, now int64) {
 	q.nproc--
 	q.m.done(item, now)
-	if q.keys != nil {
-		q.endWork(item, now)
+	if q.fair {
+		q.endWork(item, e, now)
 	}
 }

@@ -1,9 +1,6 @@
 package state
 
 import (
-	"cmp"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/actorq/actorq/actor/internal/order"
@@ -79,8 +76,10 @@ type Metrics[T comparable] struct {
 
 	addTimes   map[T]int64 // when each waiting item became ready
 	startTimes map[T]int64 // when each processing item was handed out
-	owed       bool        // a refresh is due at next: something processed since the last
-	next       int64       // the next refresh instant
+	addPeak    int         // the peaks of the two maps since each was made
+	startPeak  int
+	owed       bool  // a refresh is due at next: something processed since the last
+	next       int64 // the next refresh instant
 
 	// The last refresh: its instant and the values it set. A Done stamped
 	// before it but applied after it (it was still on its way to the
@@ -89,9 +88,8 @@ type Metrics[T comparable] struct {
 	refreshedAt    int64
 	total, longest float64
 
-	// Per-key gauges: the keys counted at the last refresh, and those
-	// with a series now (and before it).
-	keyBuf     []order.KeyCount
+	// Per-key gauges: the keys with a series now (and before the last
+	// refresh).
 	shown, was map[string]bool
 }
 
@@ -116,7 +114,7 @@ func (m *Metrics[T]) add(item T, prio int, at int64) {
 	inc(m.s.Adds)
 	m.depthInc(prio)
 	if _, ok := m.addTimes[item]; !ok {
-		m.addTimes[item] = at
+		put(m.addTimes, item, at, &m.addPeak)
 	}
 }
 
@@ -129,13 +127,14 @@ func (m *Metrics[T]) get(item T, prio int, at int64) {
 	if t, ok := m.addTimes[item]; ok {
 		observe(m.s.Latency, seconds(at-t))
 		delete(m.addTimes, item)
+		m.addTimes = shrunk(m.addTimes, &m.addPeak)
 	}
 	if !m.owed {
 		// The first processing since the gauges were last refreshed: the
 		// next refresh is client-go's next tick after the hand-out.
 		m.owe(at)
 	}
-	m.startTimes[item] = at
+	put(m.startTimes, item, at, &m.startPeak)
 	if at < m.refreshedAt {
 		// Handed out before the last refresh, learned of after it (a
 		// lane claim): client-go's refresh counted it.
@@ -182,6 +181,7 @@ func (m *Metrics[T]) done(item T, at int64) {
 	if t, ok := m.startTimes[item]; ok {
 		observe(m.s.WorkDuration, seconds(at-t))
 		delete(m.startTimes, item)
+		m.startTimes = shrunk(m.startTimes, &m.startPeak)
 		if at < m.refreshedAt { // so was t: the refresh counted it
 			m.unrefresh(seconds(m.refreshedAt - t))
 		}
@@ -245,41 +245,29 @@ func (m *Metrics[T]) owe(at int64) {
 func (m *Metrics[T]) keyed() bool { return m.s.KeyDepth != nil || m.s.KeyProcessing != nil }
 
 // updateKeys sets the per-key gauges: a series for each of the busiest
-// keys, the sum of the others under OtherKey, and deletes the series of
-// keys that have none now.
+// keys (ties in no particular order), the sum of the others under
+// OtherKey, and deletes the series of keys that have none now. The order
+// keeps its first-level keys ranked by load at every event, so that this
+// costs O(KeyLimit), whatever the number of keys.
 func (q *Queue[T]) updateKeys() {
 	m := q.m
-	if q.prio == nil || q.keys == nil {
+	if q.prio == nil || !q.fair {
 		return
-	}
-	m.keyBuf = m.keyBuf[:0]
-	q.prio.KeyCounts(func(c order.KeyCount) { m.keyBuf = append(m.keyBuf, c) })
-	keys := m.keyBuf
-	limit := m.s.KeyLimit
-	if len(keys) > limit {
-		slices.SortFunc(keys, func(a, b order.KeyCount) int {
-			if c := cmp.Compare(b.Ready+b.Out, a.Ready+a.Out); c != 0 {
-				return c
-			}
-			return strings.Compare(a.Key, b.Key)
-		})
 	}
 	if m.shown == nil {
 		m.shown, m.was = map[string]bool{}, map[string]bool{}
 	}
 	m.shown, m.was = m.was, m.shown
 	clear(m.shown)
-	var other order.KeyCount
-	for i, c := range keys {
-		if i >= limit {
-			other.Ready += c.Ready
-			other.Out += c.Out
-			continue
-		}
+	limit := m.s.KeyLimit
+	var shown order.KeyCount
+	keys, ready, out := q.prio.Busiest(limit, func(c order.KeyCount) {
 		m.setKey(c.Key, c.Ready, c.Out)
-	}
-	if len(keys) > limit {
-		m.setKey(OtherKey, other.Ready, other.Out)
+		shown.Ready += c.Ready
+		shown.Out += c.Out
+	})
+	if keys > limit {
+		m.setKey(OtherKey, ready-shown.Ready, out-shown.Out)
 	}
 	for k := range m.was {
 		if !m.shown[k] {

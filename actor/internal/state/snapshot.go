@@ -40,14 +40,14 @@ type ItemSnapshot[T comparable] struct {
 }
 
 // Snapshot returns the counts and up to n items of each state (n < 0
-// means 0). Ready items come in the order they are handed out when no
-// key is at its cap and no priority changes: first those popped, then the
-// FIFO order, or with priorities by priority, highest first, key by key
-// in the order of the keys' names, and in each key oldest first. A queue
-// with a caller's Storage lists none. Processing items come longest
+// means 0). Ready items come first those popped, then in the FIFO order,
+// or with priorities by priority, highest first, key by key in the order
+// of the keys' turns (order.Prio.Items), and in each key oldest first. A
+// queue with a caller's Storage lists none. Processing items come longest
 // processing first, delayed items earliest deadline first. It costs
 // O(n log n + p log p for the p items out of the order + priorities and
-// keys on the way), never O(items ready or delayed).
+// keys on the way, each key with an item listed), never O(items ready or
+// delayed) nor O(keys).
 func (q *Queue[T]) Snapshot(n int) Snapshot[T] {
 	n = max(n, 0)
 	s := Snapshot[T]{
@@ -113,7 +113,10 @@ func (q *Queue[T]) sinceOf(item T, e entry) int64 {
 
 // itemSnapshot returns what a Snapshot shows of item, whose entry is e.
 func (q *Queue[T]) itemSnapshot(item T, e entry) ItemSnapshot[T] {
-	is := ItemSnapshot[T]{Item: item, Status: e.status(), Prio: q.prioOf(item, e), Keys: q.keys[item]}
+	is := ItemSnapshot[T]{Item: item, Status: e.status(), Prio: q.prioOf(item, e)}
+	if id := e.key(); id != 0 {
+		is.Keys = q.prio.Path(id)
+	}
 	if q.m != nil {
 		times := q.m.addTimes
 		if is.Status.processing() {

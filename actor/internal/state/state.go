@@ -1,7 +1,6 @@
 package state
 
 import (
-	"math"
 	"time"
 
 	"github.com/actorq/actorq/actor/internal/delay"
@@ -72,24 +71,35 @@ type Opts struct {
 	Retry bool     // count a retry in the metrics, if the add is applied
 }
 
-// entry is what a queue knows of one item: its state and its priority. It
-// is one word, the value of the item map.
+// entry is what a queue knows of one item: its state, its priority and,
+// with fairness, the id of its keys (order.Prio.Hold), which the item
+// holds while the queue knows it. It is one word, the value of the item
+// map: bits 0-4 the state and two flags, 5-31 the priority, 32-63 the key
+// id.
 type entry uint64
 
 const (
 	statusMask entry = 0x07
 	wideBit    entry = 1 << 3 // the priority does not fit: Queue.wide holds it
 	raisedBit  entry = 1 << 4 // popped, and raised since: its Return goes to the back of its new priority
-	prioShift        = 32
+	prioShift        = 5
+	keyShift         = 32
+	keyMask    entry = 1<<64 - 1<<keyShift
+
+	// The priorities that fit in an entry's 27 bits.
+	minPrio, maxPrio = -1 << 26, 1<<26 - 1
 )
 
 func (e entry) status() Status { return Status(e & statusMask) }
 
 func (e entry) with(st Status) entry { return e&^statusMask | entry(st) }
 
-// prio is the item's priority if it fits in 32 bits; otherwise (wideBit)
+// prio is the item's priority if it fits in 27 bits; otherwise (wideBit)
 // the nearest that does, of the right sign, and Queue.wide has it.
-func (e entry) prio() int { return int(int32(e >> prioShift)) }
+func (e entry) prio() int { return int(int32(uint32(e)) >> prioShift) }
+
+// key is the id of the item's fairness keys; 0 without fairness.
+func (e entry) key() uint32 { return uint32(e >> keyShift) }
 
 // shrinkFloor is the map size below which a map is never rebuilt.
 const shrinkFloor = 1024
@@ -103,9 +113,12 @@ const shrinkFloor = 1024
 // them, so de-duplication spans every state, and the events of an item's
 // usual life (added, handed out, done) touch the big map twice: an insert
 // and a delete, as client-go's dirty set. The deadlines of delayed items
-// are in a map of their own (package delay) that only they pay for; with
-// fairness, the keys of the items it knows; with RequeueAtAdd, the places
-// of items added again while processing or delayed.
+// are in a map of their own (package delay) that only they pay for; so
+// are, with RequeueAtAdd, the places of items added again while
+// processing or delayed, and with fairness by work time the hand-out
+// instants of the items processing. An item's fairness keys are an id in
+// its entry. Every map of items is made anew once it empties after a
+// burst (shrunk).
 type Queue[T comparable] struct {
 	items    map[T]entry // ready and delayed items
 	proc     map[T]entry // popped and processing items (dirty and delayed ones too)
@@ -122,15 +135,17 @@ type Queue[T comparable] struct {
 	transit int // items popped
 	raised  int // items popped and raised since (see Retake)
 
-	seq     uint64         // the last sequence number given
-	requeue Requeue        //
-	fair    bool           //
-	bound   time.Duration  //
-	places  map[T]uint64   // RequeueAtAdd: the places of dirty and delayed items
-	wide    map[T]int      // the priorities that do not fit in an entry
-	keys    map[T][]string // with fairness: the keys of every item known
-	dueBuf  []dueItem[T]   // RequeueAtAdd: scratch for the items due at once
-	started map[T]int64    // fairness by work time: the hand-out instants of the items out
+	seq       uint64        // the last sequence number given
+	requeue   Requeue       //
+	fair      bool          // items carry fairness keys: their entries hold their ids
+	bound     time.Duration //
+	places    map[T]uint64  // RequeueAtAdd: the places of dirty and delayed items
+	wide      map[T]int     // the priorities that do not fit in an entry
+	dueBuf    []dueItem[T]  // RequeueAtAdd: scratch for the items due at once
+	started   map[T]int64   // fairness by work time: the hand-out instants of the items out
+	placePeak int           // the peaks of places, wide and started since each was made
+	widePeak  int
+	startPeak int
 
 	phase Phase
 	m     *Metrics[T]
@@ -159,8 +174,10 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 		q.order = q.fifo
 	}
 	if q.fair {
-		q.keys = make(map[T][]string)
 		q.prio.UseFlows(cfg.ByWork)
+		if q.m != nil && q.m.keyed() {
+			q.prio.CountKeys()
+		}
 		if cfg.ByWork {
 			q.started = make(map[T]int64)
 		}
@@ -268,19 +285,21 @@ func (q *Queue[T]) prioOf(item T, e entry) int {
 	return e.prio()
 }
 
-// entryAt returns an entry at priority p, in state st, for item (p in the
-// wide map if it does not fit).
-func (q *Queue[T]) entryAt(item T, st Status, p int) entry {
-	e := entry(uint32(int32(min(max(p, math.MinInt32), math.MaxInt32))))<<prioShift | entry(st)
-	if int(int32(p)) == p {
-		if q.wide != nil {
+// entryAt returns item's entry at priority p, in state st, with the key
+// of its entry e (p in the wide map if it does not fit).
+func (q *Queue[T]) entryAt(item T, e entry, st Status, p int) entry {
+	fit := min(max(p, minPrio), maxPrio)
+	e = e&keyMask | entry(uint32(int32(fit)<<prioShift)) | entry(st)
+	if fit == p {
+		if len(q.wide) > 0 {
 			delete(q.wide, item)
+			q.wide = shrunk(q.wide, &q.widePeak)
 		}
 	} else {
 		if q.wide == nil {
 			q.wide = make(map[T]int)
 		}
-		q.wide[item] = p
+		put(q.wide, item, p, &q.widePeak)
 		e |= wideBit
 	}
 	return e
@@ -331,11 +350,12 @@ func (q *Queue[T]) forget(item T, e entry) {
 	} else {
 		q.delete(item)
 	}
-	if q.keys != nil {
-		delete(q.keys, item)
+	if id := e.key(); id != 0 {
+		q.prio.Release(id)
 	}
 	if e&wideBit != 0 {
 		delete(q.wide, item)
+		q.wide = shrunk(q.wide, &q.widePeak)
 	}
 }
 
@@ -361,17 +381,22 @@ func (q *Queue[T]) deleteProc(item T) {
 }
 
 // shrunk returns m, or a new empty map if m is empty and once held
-// shrinkFloor items or more, and resets peak. A Go map never gives back
-// its buckets; a queue that drains a burst gives them back this way. It
-// waits for the map to empty because a copy at any other size costs the
-// owner a rehash of what is left: rebuilding at an eighth of the peak cost
-// 60 ns per item on bursts of 200,000 (BenchmarkBurst: 294 against 228).
-func shrunk[T comparable](m map[T]entry, peak *int) map[T]entry {
+// shrinkFloor items or more (its peak), and resets peak. A Go map never
+// gives back its buckets; a queue that drains a burst gives them back this
+// way. It waits for the map to empty because a copy at any other size
+// costs the owner a rehash of what is left.
+func shrunk[K comparable, V any](m map[K]V, peak *int) map[K]V {
 	if len(m) > 0 || *peak < shrinkFloor {
 		return m
 	}
 	*peak = 0
-	return make(map[T]entry)
+	return make(map[K]V)
+}
+
+// put sets m[k] = v, and raises peak to the map's length.
+func put[K comparable, V any](m map[K]V, k K, v V, peak *int) {
+	m[k] = v
+	*peak = max(*peak, len(m))
 }
 
 // nextSeq returns a new sequence number: a place after every place given
@@ -388,16 +413,13 @@ func (q *Queue[T]) enqueue(item T, e entry, seq uint64, now int64) {
 		q.fifo.Push(item, order.Place{})
 		return
 	}
-	q.order.Push(item, q.placeOf(item, q.prioOf(item, e), seq, now))
+	q.order.Push(item, q.placeOf(e, q.prioOf(item, e), seq, now))
 }
 
-// placeOf returns item's place at priority prio and sequence number seq,
-// having become ready at now.
-func (q *Queue[T]) placeOf(item T, prio int, seq uint64, now int64) order.Place {
-	p := order.Place{Prio: prio, Seq: seq}
-	if q.keys != nil {
-		p.Keys = q.keys[item]
-	}
+// placeOf returns the place at priority prio and sequence number seq,
+// having become ready at now, of the item whose entry is e.
+func (q *Queue[T]) placeOf(e entry, prio int, seq uint64, now int64) order.Place {
+	p := order.Place{Prio: prio, Seq: seq, Key: e.key()}
 	if q.bound > 0 {
 		p.At = now
 	}
@@ -422,7 +444,7 @@ func (q *Queue[T]) usePrio() {
 func (q *Queue[T]) usePrioOrder() {
 	q.prio = order.NewPrio[T](q.bound)
 	if q.fair && q.bound > 0 {
-		q.prio.KeysOf = func(item T) []string { return q.keys[item] }
+		q.prio.KeyOf = func(item T) uint32 { return q.lookup(item).key() }
 	}
 	q.order, q.fifo = q.prio, nil
 }
@@ -431,7 +453,7 @@ func (q *Queue[T]) usePrioOrder() {
 // or added again while processing), which RequeueAtAdd keeps for it.
 func (q *Queue[T]) setPlace(item T, seq uint64) {
 	if q.places != nil {
-		q.places[item] = seq
+		put(q.places, item, seq, &q.placePeak)
 	}
 }
 
@@ -441,6 +463,9 @@ func (q *Queue[T]) takePlace(item T) (uint64, bool) {
 		return 0, false
 	}
 	seq, ok := q.places[item]
-	delete(q.places, item)
+	if ok {
+		delete(q.places, item)
+		q.places = shrunk(q.places, &q.placePeak)
+	}
 	return seq, ok
 }

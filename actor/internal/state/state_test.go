@@ -57,10 +57,8 @@ func (q *Queue[T]) verify(t *testing.T) {
 		if _, ok := q.wide[item]; ok != (e&wideBit != 0) {
 			t.Fatalf("item %v: wideBit %v, wide priority kept %v", item, e&wideBit != 0, ok)
 		}
-		if q.keys != nil {
-			if _, ok := q.keys[item]; !ok {
-				t.Fatalf("item %v: no keys kept", item)
-			}
+		if q.fair != (e.key() != 0) {
+			t.Fatalf("item %v: key id %d with fairness %v", item, e.key(), q.fair)
 		}
 		if _, ok := q.places[item]; ok && e.status() != ProcessingDirty && e.status() != Delayed && e.status() != ProcessingDelayed {
 			t.Fatalf("item %v: %v with a place kept", item, e.status())
@@ -78,19 +76,17 @@ func (q *Queue[T]) verify(t *testing.T) {
 	if q.delays.Len() != ndelayed {
 		t.Fatalf("%d deadlines; %d items delayed", q.delays.Len(), ndelayed)
 	}
-	for item := range q.keys {
-		if _, ok := all[item]; !ok {
-			t.Fatalf("item %v: keys kept for an item the queue does not know", item)
+	if q.fair {
+		var held, out []uint32
+		for _, e := range all {
+			held = append(held, e.key())
 		}
-	}
-	if q.keys != nil {
-		var out [][]string
-		for item, e := range q.proc {
+		for _, e := range q.proc {
 			if e.status().out() {
-				out = append(out, q.keys[item])
+				out = append(out, e.key())
 			}
 		}
-		if err := q.prio.CheckFlows(out); err != nil {
+		if err := q.prio.CheckFlows(held, out); err != nil {
 			t.Fatal(err)
 		}
 		for item := range q.started {
