@@ -153,7 +153,7 @@ func (o *offers[T]) offer(item T, p order.Place, hot *hotEntry[T], joins uint64)
 // offered or ahead of it in its priority, or, with fairness, a key joined
 // the turns (it may go before keys whose turns the offers took).
 func (o *offers[T]) keepOrder(q *state.Queue[T], f *filter[T], now int64) {
-	if len(o.sent) == 0 {
+	if o == nil || len(o.sent) == 0 {
 		return
 	}
 	if p, ok := q.TopPrio(); ok {
@@ -221,6 +221,35 @@ func (o *offers[T]) takeBack(q *state.Queue[T], f *filter[T], now int64) {
 	}
 	o.dropSeen()
 	o.l.drain(o.release) // revoked, and no consumer has them
+}
+
+// handOver hands out the oldest item the lane offers, for a Get that
+// asked the owner, and returns it and its place; ok is false if the lane
+// offers none. The owner takes its slot from the ring and claims it, as
+// a consumer would, and the state hears of the claim at once. The lane
+// must be in order (keepOrder).
+func (o *offers[T]) handOver(q *state.Queue[T], at int64) (item T, p order.Place, ok bool) {
+	if o == nil {
+		return item, p, false
+	}
+	o.see(q) // the claims made before go first
+	for {
+		sl := o.l.receive()
+		if sl == nil {
+			return item, p, false
+		}
+		if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
+			o.release(sl) // revoked: its item went back already
+			continue
+		}
+		item, p = sl.item, sl.place
+		sl.hot.claiming()
+		o.sent[sl.num-o.base] = nil
+		q.Received(item, p, at)
+		o.release(sl)
+		o.dropSeen()
+		return item, p, true
+	}
 }
 
 // giveBack is the event of a consumer giving back sl, which it received

@@ -54,8 +54,19 @@ func (o *owner[T]) get(w *waiter[T]) {
 		o.offers.giveBack(o.q, o.filter, w.slot, o.now())
 		w.slot = nil
 	}
+	o.serveDue() // an item due now is ready for this call
+	if w.get && len(o.waiting) == 0 {
+		// What the lane offers goes first: its oldest item, if the lane
+		// is still in order.
+		o.offers.keepOrder(o.q, o.filter, o.now())
+		if item, p, ok := o.offers.handOver(o.q, o.at); ok {
+			w.items, w.prio = append(w.items, item), p.Prio
+			o.offers.asked(true, 1)
+			w.answer()
+			return
+		}
+	}
 	o.offers.takeBack(o.q, o.filter, o.now()) // what the lane offers goes first
-	o.serveDue()                              // an item due now is ready for this call
 	o.waiting = append(o.waiting, w)
 	o.offers.asked(w.get, len(o.waiting))
 	o.serveWaiters()

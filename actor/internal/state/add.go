@@ -29,15 +29,6 @@ func (q *Queue[T]) Add(item T, o Opts, now int64) (known bool) {
 	return q.add(item, o, now)
 }
 
-// AddSeenLate is an Add at priority 0 of item, just received by a
-// consumer, that the transport learns of only with the reception: it was
-// made after the item was popped, and its caller counted on an add
-// already on its way (the duplicate filter), which was applied before the
-// reception, as a duplicate of a ready item. It is an Add made before the
-// reception, so it applies whatever the phase: the item is dirty, and
-// runs again after its Done.
-func (q *Queue[T]) AddSeenLate(item T, now int64) { q.add(item, Opts{}, now) }
-
 func (q *Queue[T]) add(item T, o Opts, now int64) (known bool) {
 	if q.fifo != nil && o.Prio == 0 && q.delays.Len() == 0 {
 		if dup, ok := q.addFIFO(item, now); ok {
@@ -64,16 +55,13 @@ func (q *Queue[T]) add(item T, o Opts, now int64) (known bool) {
 		q.enqueue(item, ne, q.nextSeq(), now)
 	case Popped:
 		// On its way to a consumer: ready by the rules, so a duplicate
-		// unless it raises the priority; then the transport returns it
-		// (Retake), to the back of its new priority.
+		// unless it raises the priority; then, once it is returned, it
+		// goes to the back of its new priority (Return).
 		if !q.raises(item, e, o) {
 			return true
 		}
 		q.m.moveDepth(q.prioOf(item, e), o.Prio)
-		if e&raisedBit == 0 {
-			q.raised++
-		}
-		q.set(item, e, q.entryAt(item, e, Popped, o.Prio)|raisedBit)
+		q.set(item, e, q.entryAt(item, e, Popped, o.Prio))
 	case Processing:
 		ne := q.entryAt(item, e, ProcessingDirty, q.usePrioFor(o.Prio))
 		q.m.add(item, o.Prio, now)
@@ -106,23 +94,15 @@ func (q *Queue[T]) add(item T, o Opts, now int64) (known bool) {
 }
 
 // addFIFO is add of an item that is not processing, when nothing is
-// delayed and every item is at priority 0: an item the big map holds is
-// ready, and the add a duplicate. One assignment tells, by the map's
-// length, whether the item is new. ok is false, and it does nothing, if
-// the item is processing.
+// delayed and every item is at priority 0: an item the table of items
+// holds is ready, and the add a duplicate. ok is false, and it does
+// nothing, if the item is popped or processing.
 func (q *Queue[T]) addFIFO(item T, now int64) (dup, ok bool) {
-	if len(q.proc) > 0 {
-		if _, ok := q.proc[item]; ok {
-			return false, false
-		}
+	if q.proc.get(item) != 0 {
+		return false, false
 	}
-	n := len(q.items)
-	q.items[item] = entry(Ready)
-	if len(q.items) == n {
+	if _, added := q.items.add(item, entry(Ready)); !added {
 		return true, true
-	}
-	if n+1 > q.peak {
-		q.peak = n + 1
 	}
 	q.m.add(item, 0, now)
 	q.fifo.Push(item, order.Place{})

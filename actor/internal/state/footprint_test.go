@@ -19,8 +19,8 @@ func (q *Queue[T]) checkEmpty(t *testing.T) {
 		name      string
 		len, peak int
 	}{
-		{"items", len(q.items), q.peak},
-		{"proc", len(q.proc), q.procPeak},
+		{"items", q.items.len(), q.items.peak},
+		{"proc", q.proc.len(), q.proc.peak},
 		{"places", len(q.places), q.placePeak},
 		{"wide", len(q.wide), q.widePeak},
 		{"started", len(q.started), q.startPeak},

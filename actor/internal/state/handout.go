@@ -5,13 +5,13 @@ import "github.com/actorq/actorq/actor/internal/order"
 // Pop takes the next ready item out of the ready order toward a
 // consumer, at instant now: it is popped. By the rules a popped item is
 // still ready until a consumer receives it (Received): an Add is a
-// duplicate (one that raises its priority makes Retake report true), a
-// Done does nothing, and Len and the depth count it. It returns the item
+// duplicate (one that raises its priority moves it once it is returned),
+// a Done does nothing, and Len and the depth count it. It returns the item
 // and its place, which Return needs; ok is false if nothing is ready.
 func (q *Queue[T]) Pop(now int64) (item T, p order.Place, ok bool) {
 	item, p, e, ok := q.take(now)
 	if ok {
-		q.putProc(item, e.with(Popped))
+		q.proc.set(item, e.with(Popped))
 		q.transit++
 	}
 	return item, p, ok
@@ -30,10 +30,10 @@ func (q *Queue[T]) take(now int64) (item T, p order.Place, e entry, ok bool) {
 	case q.prio != nil:
 		e = q.entryAt(item, entry(p.Key)<<keyShift, Ready, p.Prio)
 	default: // a Storage gives no place
-		e = q.items[item]
+		e = q.items.get(item)
 		p.Prio = q.prioOf(item, e)
 	}
-	q.delete(item)
+	q.items.del(item)
 	return item, p, e, true
 }
 
@@ -43,11 +43,9 @@ func (q *Queue[T]) take(now int64) (item T, p order.Place, e entry, ok bool) {
 func (q *Queue[T]) Received(item T, p order.Place, at int64) {
 	q.transit--
 	q.nproc++
-	e := q.proc[item]
-	if e&raisedBit != 0 {
-		q.raised--
-	}
-	q.putProc(item, (e &^ raisedBit).with(Processing))
+	ref := q.proc.ref(item)
+	e := *ref
+	*ref = e.with(Processing)
 	q.m.get(item, q.prioOf(item, e), at)
 	q.startWork(item, at)
 }
@@ -57,7 +55,7 @@ func (q *Queue[T]) Received(item T, p order.Place, at int64) {
 func (q *Queue[T]) HandOut(now int64) (item T, p order.Place, ok bool) {
 	item, p, e, ok := q.take(now)
 	if ok {
-		q.putProc(item, e.with(Processing))
+		q.proc.set(item, e.with(Processing))
 		q.nproc++
 		q.m.get(item, p.Prio, now)
 		q.startWork(item, now)
@@ -70,16 +68,14 @@ func (q *Queue[T]) HandOut(now int64) (item T, p order.Place, ok bool) {
 // the back of its new priority. Items popped together come back newest
 // first, which undoes their Pops exactly.
 func (q *Queue[T]) Return(item T, p order.Place, now int64) {
-	e := q.proc[item]
-	q.deleteProc(item)
+	e := q.proc.del(item)
 	q.transit--
-	ne := e.with(Ready) &^ raisedBit
-	q.items[item] = ne
+	ne := e.with(Ready)
+	q.items.set(item, ne)
 	q.order.PushFront(item, p) // no longer out, with its turns back
-	if e&raisedBit != 0 {
+	if q.prioOf(item, e) != p.Prio {
 		// Raised while popped: as if the Pop had not taken it, and then
 		// the add had raised it, to the back of its new priority.
-		q.raised--
 		q.order.Remove(item, p)
 		q.enqueue(item, ne, q.nextSeq(), now)
 	}
@@ -91,18 +87,15 @@ func (q *Queue[T]) Return(item T, p order.Place, now int64) {
 // processing does nothing (client-go would queue a duplicate).
 func (q *Queue[T]) Done(item T, now int64) {
 	if q.ndirty == 0 && q.transit == 0 && q.delays.Len() == 0 && q.wide == nil && !q.fair {
-		// Every item processing is only that: one delete tells, by the
-		// map's length, whether item was.
-		if n := len(q.proc); n > 0 {
-			q.deleteProc(item)
-			if len(q.proc) < n {
-				q.finish(item, 0, now)
-			}
+		// Every item processing is only that: if the delete finds item,
+		// it was.
+		if q.proc.del(item) != 0 {
+			q.finish(item, 0, now)
 		}
 		return
 	}
-	e, ok := q.proc[item]
-	if !ok {
+	e := q.proc.get(item)
+	if e == 0 {
 		return // not processing
 	}
 	switch e.status() {

@@ -62,14 +62,10 @@ func testRandom(t *testing.T, keys string, bound time.Duration, requeue Requeue)
 	}
 	q := New(cfg)
 	firstKeys := map[int][]string{} // the keys an item's first add carried, while the queue knows it
-	type popped struct {
-		item int
-		p    order.Place
-	}
 	var (
 		now        int64
 		processing []int
-		inTransit  []popped
+		inTransit  []popped[int]
 		handedOut  int
 		held       int // Pops that found only items held back by caps
 	)
@@ -89,10 +85,10 @@ func testRandom(t *testing.T, keys string, bound time.Duration, requeue Requeue)
 			o.Prio = r.IntN(3) - 1
 		}
 		op := r.IntN(11)
-		if len(inTransit) > 0 && (op == 7 || q.Retake()) {
-			// Settle what is in transit, as a transport does when a raise
-			// calls for it or in its own time: received, or returned
-			// newest first.
+		if len(inTransit) > 0 && (op == 7 || raised(q, inTransit)) {
+			// Settle what is in transit, as a transport does when an add
+			// raises an item it popped, or in its own time: received, or
+			// returned newest first.
 			if r.IntN(2) == 0 {
 				for i := len(inTransit) - 1; i >= 0; i-- {
 					q.Return(inTransit[i].item, inTransit[i].p, now)
@@ -122,7 +118,7 @@ func testRandom(t *testing.T, keys string, bound time.Duration, requeue Requeue)
 		case op == 5 || op == 6:
 			if item, p, ok := q.Pop(now); ok {
 				checkKeys(step, item, p)
-				inTransit = append(inTransit, popped{item, p})
+				inTransit = append(inTransit, popped[int]{item, p})
 			} else if q.order.Len() > 0 {
 				held++ // every key with items ready is at a cap
 			}
@@ -213,11 +209,11 @@ func TestMapShrinksAfterBurst(t *testing.T) {
 		q.Done(item, 0)
 	}
 	q.verify(t)
-	if q.peak > shrinkFloor {
-		t.Fatalf("peak = %d after draining; want the map rebuilt", q.peak)
+	if q.items.peak > shrinkFloor {
+		t.Fatalf("peak = %d after draining; want the table made anew", q.items.peak)
 	}
-	if q.procPeak != 1 {
-		t.Fatalf("procPeak = %d with one item processing at a time; want 1", q.procPeak)
+	if q.proc.peak != 1 {
+		t.Fatalf("proc's peak = %d with one item processing at a time; want 1", q.proc.peak)
 	}
 
 	// All handed out before any is done: proc holds the burst.
@@ -229,15 +225,15 @@ func TestMapShrinksAfterBurst(t *testing.T) {
 			t.Fatal("HandOut() found nothing ready")
 		}
 	}
-	if q.procPeak != n {
-		t.Fatalf("procPeak = %d with the burst processing; want %d", q.procPeak, n)
+	if q.proc.peak != n {
+		t.Fatalf("proc's peak = %d with the burst processing; want %d", q.proc.peak, n)
 	}
 	for i := range n {
 		q.Done(i, 0)
 	}
 	q.verify(t)
-	if q.procPeak > shrinkFloor || len(q.proc) != 0 {
-		t.Fatalf("procPeak = %d, len(proc) = %d after the Dones; want the map rebuilt and empty", q.procPeak, len(q.proc))
+	if q.proc.peak > shrinkFloor || q.proc.len() != 0 || q.proc.slots != nil {
+		t.Fatalf("proc: peak %d, %d items, %d slots after the Dones; want the table let go", q.proc.peak, q.proc.len(), len(q.proc.slots))
 	}
 }
 
@@ -276,4 +272,21 @@ func TestSteadyStateAllocs(t *testing.T) {
 			t.Errorf("%+v: %v allocations per 100 items; want 0", cfg, got)
 		}
 	}
+}
+
+// popped is an item popped and its place.
+type popped[T comparable] struct {
+	item T
+	p    order.Place
+}
+
+// raised reports whether an add raised an item in transit since its pop:
+// its priority is no longer that of its place.
+func raised[T comparable](q *Queue[T], inTransit []popped[T]) bool {
+	for _, x := range inTransit {
+		if e := q.proc.get(x.item); q.prioOf(x.item, e) != x.p.Prio {
+			return true
+		}
+	}
+	return false
 }

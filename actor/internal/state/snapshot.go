@@ -59,7 +59,7 @@ func (q *Queue[T]) Snapshot(n int) Snapshot[T] {
 	}
 	var popped []ItemSnapshot[T]
 	procs := q.snapBuf[:0]
-	for item, e := range q.proc {
+	for item, e := range q.proc.all {
 		switch st := e.status(); {
 		case st == Popped:
 			popped = append(popped, q.itemSnapshot(item, e))

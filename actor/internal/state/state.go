@@ -74,14 +74,13 @@ type Opts struct {
 // entry is what a queue knows of one item: its state, its priority and,
 // with fairness, the id of its keys (order.Prio.Hold), which the item
 // holds while the queue knows it. It is one word, the value of the item
-// map: bits 0-4 the state and two flags, 5-31 the priority, 32-63 the key
+// map: bits 0-2 the state, 3 a flag, 5-31 the priority, 32-63 the key
 // id.
 type entry uint64
 
 const (
 	statusMask entry = 0x07
 	wideBit    entry = 1 << 3 // the priority does not fit: Queue.wide holds it
-	raisedBit  entry = 1 << 4 // popped, and raised since: its Return goes to the back of its new priority
 	prioShift        = 5
 	keyShift         = 32
 	keyMask    entry = 1<<64 - 1<<keyShift
@@ -120,10 +119,8 @@ const shrinkFloor = 1024
 // its entry. Every map of items is made anew once it empties after a
 // burst (shrunk).
 type Queue[T comparable] struct {
-	items    map[T]entry // ready and delayed items
-	proc     map[T]entry // popped and processing items (dirty and delayed ones too)
-	peak     int         // largest len(items) since the map was last rebuilt
-	procPeak int         // largest len(proc) since the map was last rebuilt
+	items index[T] // ready and delayed items
+	proc  index[T] // popped and processing items (dirty and delayed ones too)
 
 	order  order.Order[T]
 	fifo   *order.FIFO[T] // order, while it is the default one
@@ -133,7 +130,6 @@ type Queue[T comparable] struct {
 	nproc   int // items processing, dirty or delayed while processing
 	ndirty  int // items processing+dirty
 	transit int // items popped
-	raised  int // items popped and raised since (see Retake)
 
 	seq       uint64        // the last sequence number given
 	requeue   Requeue       //
@@ -156,8 +152,8 @@ type Queue[T comparable] struct {
 // New returns an empty queue.
 func New[T comparable](cfg Config[T]) *Queue[T] {
 	q := &Queue[T]{
-		items:   make(map[T]entry),
-		proc:    make(map[T]entry),
+		items:   newIndex[T](),
+		proc:    newIndex[T](),
 		delays:  delay.New[T](),
 		requeue: cfg.Requeue,
 		fair:    cfg.Fair,
@@ -272,11 +268,6 @@ func (q *Queue[T]) NoopAdd(item T) (noop, popped bool) {
 	return (st == Ready || st == Popped || st == ProcessingDirty) && e.prio() >= 0, st == Popped
 }
 
-// Retake reports whether a popped item was raised since it was popped:
-// the transport must then return every item it popped (newest first), so
-// that the raised one goes to its new place.
-func (q *Queue[T]) Retake() bool { return q.raised > 0 }
-
 // prioOf returns the priority of item, whose entry is e.
 func (q *Queue[T]) prioOf(item T, e entry) int {
 	if e&wideBit != 0 {
@@ -307,10 +298,10 @@ func (q *Queue[T]) entryAt(item T, e entry, st Status, p int) entry {
 
 // lookup returns item's entry (0, absent, if the queue does not know it).
 func (q *Queue[T]) lookup(item T) entry {
-	if e, ok := q.proc[item]; ok {
+	if e := q.proc.get(item); e != 0 {
 		return e
 	}
-	return q.items[item]
+	return q.items.get(item)
 }
 
 // set stores item's entry e in the map of its state (proc while it is
@@ -324,18 +315,15 @@ func (q *Queue[T]) set(item T, old, e entry) {
 		q.ndirty++
 	}
 	if e.status().out() {
-		q.putProc(item, e)
+		q.proc.set(item, e)
 		if old.status() != Absent && !old.status().out() {
-			q.delete(item)
+			q.items.del(item)
 		}
 		return
 	}
-	q.items[item] = e
-	if n := len(q.items); n > q.peak {
-		q.peak = n
-	}
+	q.items.set(item, e)
 	if old.status().out() {
-		q.deleteProc(item)
+		q.proc.del(item)
 	}
 }
 
@@ -346,9 +334,9 @@ func (q *Queue[T]) forget(item T, e entry) {
 		q.ndirty--
 	}
 	if e.status().out() {
-		q.deleteProc(item)
+		q.proc.del(item)
 	} else {
-		q.delete(item)
+		q.items.del(item)
 	}
 	if id := e.key(); id != 0 {
 		q.prio.Release(id)
@@ -357,27 +345,6 @@ func (q *Queue[T]) forget(item T, e entry) {
 		delete(q.wide, item)
 		q.wide = shrunk(q.wide, &q.widePeak)
 	}
-}
-
-// delete deletes item from the big map, and deleteProc from proc; each
-// rebuilds its map once it holds an eighth of its peak: Go maps never give
-// memory back on their own.
-func (q *Queue[T]) delete(item T) {
-	delete(q.items, item)
-	q.items = shrunk(q.items, &q.peak)
-}
-
-// putProc sets item's entry in proc.
-func (q *Queue[T]) putProc(item T, e entry) {
-	q.proc[item] = e
-	if n := len(q.proc); n > q.procPeak {
-		q.procPeak = n
-	}
-}
-
-func (q *Queue[T]) deleteProc(item T) {
-	delete(q.proc, item)
-	q.proc = shrunk(q.proc, &q.procPeak)
 }
 
 // shrunk returns m, or a new empty map if m is empty and once held

@@ -2,7 +2,6 @@ package state
 
 import (
 	"fmt"
-	"maps"
 	"strings"
 	"testing"
 
@@ -12,28 +11,26 @@ import (
 // verify checks the queue's invariants; the tests run it after every step.
 func (q *Queue[T]) verify(t *testing.T) {
 	t.Helper()
-	var nready, nproc, ndirty, ndelayed, npopped, nraised int
-	for item, e := range q.proc {
+	var nready, nproc, ndirty, ndelayed, npopped int
+	all := map[T]entry{}
+	for item, e := range q.proc.all {
 		if !e.status().out() {
 			t.Fatalf("item %v in proc as %v", item, e.status())
 		}
-		if _, ok := q.items[item]; ok {
-			t.Fatalf("item %v in both maps", item)
+		if q.items.get(item) != 0 {
+			t.Fatalf("item %v in both tables", item)
 		}
+		all[item] = e
 	}
-	all := maps.Clone(q.items)
-	maps.Copy(all, q.proc)
+	for item, e := range q.items.all {
+		all[item] = e
+	}
 	for item, e := range all {
 		if e.status() == Popped {
 			npopped++
-			if e&raisedBit != 0 {
-				nraised++
-			}
-		} else if e&raisedBit != 0 {
-			t.Fatalf("item %v: %v with raisedBit", item, e.status())
 		}
 		if st := e.status(); st != Ready && st != Delayed {
-			if _, ok := q.proc[item]; !ok {
+			if q.proc.get(item) == 0 {
 				t.Fatalf("item %v in items as %v", item, st)
 			}
 		}
@@ -70,8 +67,8 @@ func (q *Queue[T]) verify(t *testing.T) {
 	if q.nproc != nproc || q.ndirty != ndirty {
 		t.Fatalf("nproc, ndirty = %d, %d; %d processing, %d dirty", q.nproc, q.ndirty, nproc, ndirty)
 	}
-	if q.transit != npopped || q.raised != nraised {
-		t.Fatalf("transit, raised = %d, %d; %d items popped, %d raised", q.transit, q.raised, npopped, nraised)
+	if q.transit != npopped {
+		t.Fatalf("transit = %d; %d items popped", q.transit, npopped)
 	}
 	if q.delays.Len() != ndelayed {
 		t.Fatalf("%d deadlines; %d items delayed", q.delays.Len(), ndelayed)
@@ -81,7 +78,7 @@ func (q *Queue[T]) verify(t *testing.T) {
 		for _, e := range all {
 			held = append(held, e.key())
 		}
-		for _, e := range q.proc {
+		for _, e := range q.proc.all {
 			if e.status().out() {
 				out = append(out, e.key())
 			}

@@ -1,0 +1,166 @@
+package state
+
+import "hash/maphash"
+
+// index holds the entry of every item of one kind a queue knows (the
+// items ready or delayed; the items popped or processing): a hash table
+// with open addressing and linear probing, whose deletions shift the
+// entries after them back instead of leaving tombstones. Its invariant:
+//
+//	every item in the table is reached by probing from its home slot
+//	(its hash, masked) without meeting an empty slot, and at most three
+//	quarters of the slots are full.
+//
+// So an operation looks at a few slots on average, however many items
+// came and went before: a Go map, whose deletions leave tombstones until
+// it grows, probes further and further under a queue's churn of distinct
+// items. An entry of 0 (Absent) marks an empty slot. The table grows by
+// doubling, and is made anew once it empties after holding shrinkFloor
+// items or more, as the maps of the queue are (shrunk).
+type index[T comparable] struct {
+	seed  maphash.Seed
+	slots []islot[T] // a power of two of them (at most 1<<32), or none
+	n     int
+	peak  int // the most items held since the table was last made
+}
+
+type islot[T comparable] struct {
+	item T
+	e    entry
+	h    uint32 // the item's hash, so that moving an entry needs none
+}
+
+// minSlots is the size of a table when it is first needed.
+const minSlots = 8
+
+func newIndex[T comparable]() index[T] { return index[T]{seed: maphash.MakeSeed()} }
+
+func (x *index[T]) len() int { return x.n }
+
+func (x *index[T]) hash(item T) uint32 { return uint32(maphash.Comparable(x.seed, item)) }
+
+// find returns the slot of item, whose hash is h, or of the empty slot
+// where its probe ends; ok reports whether it holds item.
+func (x *index[T]) find(item T, h uint32) (i uint32, ok bool) {
+	mask := uint32(len(x.slots) - 1)
+	for i = h & mask; x.slots[i].e != 0; i = (i + 1) & mask {
+		if x.slots[i].h == h && x.slots[i].item == item {
+			return i, true
+		}
+	}
+	return i, false
+}
+
+// get returns item's entry, 0 if the table does not hold it.
+func (x *index[T]) get(item T) entry {
+	if p := x.ref(item); p != nil {
+		return *p
+	}
+	return 0
+}
+
+// ref returns item's entry, to read and change in place, or nil if the
+// table does not hold it. It is good until the next add, set or del.
+func (x *index[T]) ref(item T) *entry {
+	if x.n == 0 {
+		return nil
+	}
+	i, ok := x.find(item, x.hash(item))
+	if !ok {
+		return nil
+	}
+	return &x.slots[i].e
+}
+
+// set stores e, which must not be 0, as item's entry.
+func (x *index[T]) set(item T, e entry) {
+	x.insert(item, e, true)
+}
+
+// add stores e, which must not be 0, as item's entry if the table does
+// not hold item, and reports whether it did; otherwise it returns the
+// entry item has.
+func (x *index[T]) add(item T, e entry) (old entry, added bool) {
+	return x.insert(item, e, false)
+}
+
+func (x *index[T]) insert(item T, e entry, replace bool) (entry, bool) {
+	if 4*(x.n+1) > 3*len(x.slots) {
+		x.grow()
+	}
+	h := x.hash(item)
+	i, ok := x.find(item, h)
+	if ok {
+		old := x.slots[i].e
+		if replace {
+			x.slots[i].e = e
+		}
+		return old, false
+	}
+	x.slots[i] = islot[T]{item, e, h}
+	x.n++
+	x.peak = max(x.peak, x.n)
+	return 0, true
+}
+
+// grow doubles the table, or makes its first slots.
+func (x *index[T]) grow() {
+	old := x.slots
+	x.slots = make([]islot[T], max(2*len(old), minSlots))
+	mask := uint32(len(x.slots) - 1)
+	for _, s := range old {
+		if s.e == 0 {
+			continue
+		}
+		i := s.h & mask
+		for x.slots[i].e != 0 {
+			i = (i + 1) & mask
+		}
+		x.slots[i] = s
+	}
+}
+
+// del removes item and returns the entry it had, 0 if the table did not
+// hold it.
+func (x *index[T]) del(item T) entry {
+	if x.n == 0 {
+		return 0
+	}
+	i, ok := x.find(item, x.hash(item))
+	if !ok {
+		return 0
+	}
+	e := x.slots[i].e
+	x.n--
+	if x.n == 0 && x.peak >= shrinkFloor {
+		x.slots, x.peak = nil, 0 // a drained burst leaves no memory behind
+		return e
+	}
+	x.shiftBack(i)
+	return e
+}
+
+// shiftBack empties slot i, moving back into it each entry after it whose
+// probe passes through it, and so on, until an empty slot.
+func (x *index[T]) shiftBack(i uint32) {
+	mask := uint32(len(x.slots) - 1)
+	for j := (i + 1) & mask; x.slots[j].e != 0; j = (j + 1) & mask {
+		// The entry at j may fill the hole at i if its probe starts at or
+		// before i (cyclically): its home is at least as far from j.
+		if (j-x.slots[j].h)&mask >= (j-i)&mask {
+			x.slots[i] = x.slots[j]
+			i = j
+		}
+	}
+	x.slots[i] = islot[T]{}
+}
+
+// all calls yield for each item and its entry, in no order, until yield
+// returns false. The table must not change meanwhile.
+func (x *index[T]) all(yield func(T, entry) bool) {
+	for _, s := range x.slots {
+		if s.e != 0 && !yield(s.item, s.e) {
+			return
+		}
+	}
+}
