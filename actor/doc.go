@@ -99,13 +99,13 @@
 // offers ready items ahead, in hand-out order, in the lane, and a Get
 // claims one with a compare-and-swap; a Get that finds none asks the
 // owner. A Get never passes over an item that its caller's own earlier add
-// made ready at a higher priority. With fairness the lane offers about as
-// many items as there are consumers asking, L, and takes them back when a
-// key joins the turns, so hand-out follows the round-robin exactly but for
-// the order in which consumers claim what is offered: an item is handed
-// out with at most L-1 items before it that exact round-robin would hand
-// out first, and a Get may take an item offered before its caller's own
-// add made a key join the turns. The lane is off, and every Get asks the
+// made ready at a higher priority. With fairness the lane offers a few
+// items per consumer seen asking, L in all, and takes them back when a key
+// joins the turns, so hand-out follows the round-robin exactly but for the
+// order in which consumers claim what is offered: an item is handed out
+// with at most L-1 items before it that exact round-robin would hand out
+// first, and a Get may take an item offered before its caller's own add
+// made a key join the turns. The lane is off, and every Get asks the
 // owner, with a starvation bound, metrics by priority (controller-runtime's),
 // a custom Storage, or once Items was called; with RequeueAtAdd, while an
 // item added again while processing waits for its Done.

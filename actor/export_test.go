@@ -43,3 +43,7 @@ func ClaimOffered[T comparable](q *Queue[T], sl *slot[T]) (item T, prio int, ok 
 
 // HasLane reports whether q's Gets may take items from a lane.
 func HasLane[T comparable](q *Queue[T]) bool { return q.c.lane != nil }
+
+// FairPerGet is how many items a fair queue's lane offers per Get seen
+// waiting.
+const FairPerGet = fairPerGet

@@ -23,7 +23,7 @@ import (
 type offers[T comparable] struct {
 	l      *lane[T]
 	limit  int  // the most items offered at once
-	fair   bool // fairness: offer about as many items as there are consumers asking
+	fair   bool // fairness: offer fairPerGet items per consumer asking
 	atAdd  bool // RequeueAtAdd
 	sorted bool // with metrics: the state hears of claims in the order they were offered
 
@@ -41,6 +41,12 @@ type offers[T comparable] struct {
 	asking int    // with fairness: the most Gets seen waiting at once
 	shut   bool
 }
+
+// fairPerGet is how many items the lane offers, with fairness, for each
+// Get seen waiting at once: enough that consumers seldom find it empty,
+// few enough that a key joining the turns, which takes the lane back,
+// costs little (the more offered, the more claims can race out of order).
+const fairPerGet = 4
 
 // newOffers makes a lane for a queue configured by cfg; stamp says
 // whether the state needs the instant of each hand-out, metrics whether
@@ -114,7 +120,7 @@ func (o *offers[T]) fill(q *state.Queue[T], f *filter[T], now int64, quiet func(
 	}
 	limit := o.limit
 	if o.fair {
-		limit = min(max(o.asking, 1), o.limit)
+		limit = min(max(o.asking, 1)*fairPerGet, o.limit)
 	}
 	for o.l.len() < limit && (len(o.free) > 0 || len(o.all) < maxSlots) {
 		item, p, ok := q.Pop(now)

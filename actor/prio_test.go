@@ -638,14 +638,14 @@ func TestFairnessLaneTurns(t *testing.T) {
 	})
 }
 
-// TestFairLaneBound: with fairness, the lane offers about as many items
-// as there are consumers asking, L, in the exact order; consumers that
-// claim them in another order hand out each item with at most L-1 items
-// before it in the sequential model's order (pmodel), which hands out in
-// the order of the claims: a lane of L slots puts at most L items out of
-// order, then and in later rounds (the keys keep the order of their
-// offers), and no more. Here L consumers wait at once, and then claim the
-// L offered items in reverse order.
+// TestFairLaneBound: with fairness, the lane offers FairPerGet items for
+// each consumer seen asking at once, L in all, in the exact order;
+// consumers that claim them in another order hand out each item with at
+// most L-1 items before it in the sequential model's order (pmodel),
+// which hands out in the order of the claims: a lane of L slots puts at
+// most L items out of order, then and in later rounds (the keys keep the
+// order of their offers), and no more. Here 4 consumers wait at once,
+// and then the L offered items are claimed in reverse order.
 func TestFairLaneBound(t *testing.T) {
 	const consumers = 4
 	keys := func(i int) []string { return []string{fmt.Sprint("t", i%7), fmt.Sprint("n", i%3)} }
@@ -678,11 +678,12 @@ func TestFairLaneBound(t *testing.T) {
 			t.Fatalf("Len() = %d; want 40", n)
 		}
 		synctest.Wait() // the owner applied the adds, and filled the lane
-		slack := consumers - 1
+		lane := consumers * actor.FairPerGet
+		slack := lane - 1
 		if !actor.HasLane(q) { // every Get asks the owner: the model's order exactly
 			slack = 0
-		} else if slots := actor.ReceiveOffered(q); len(slots) != consumers {
-			t.Fatalf("the lane offers %d items; want %d, one per consumer that asked", len(slots), consumers)
+		} else if slots := actor.ReceiveOffered(q); len(slots) != lane {
+			t.Fatalf("the lane offers %d items; want %d, %d per consumer that asked", len(slots), lane, actor.FairPerGet)
 		} else {
 			claimReversed(t, q, m, slots)
 		}
@@ -703,7 +704,7 @@ func TestFairLaneBound(t *testing.T) {
 // late.
 func claimReversed(t *testing.T, q *actor.Queue[int], m *pmodel, slots []*actor.Slot[int]) {
 	t.Helper()
-	consumers := len(slots)
+	lane := len(slots)
 	var order []int
 	for i := len(slots) - 1; i >= 0; i-- {
 		item, prio, ok := actor.ClaimOffered(q, slots[i])
@@ -712,11 +713,11 @@ func claimReversed(t *testing.T, q *actor.Queue[int], m *pmodel, slots []*actor.
 		}
 		order = append(order, item)
 		if i == len(slots)-1 {
-			if err := m.take(item, prio, consumers-2); err == nil {
-				t.Fatalf("the last item offered, %d, came first within %d items of the model's order; want it %d items late", item, consumers-2, consumers-1)
+			if err := m.take(item, prio, lane-2); err == nil {
+				t.Fatalf("the last item offered, %d, came first within %d items of the model's order; want it %d items late", item, lane-2, lane-1)
 			}
 		}
-		if err := m.take(item, prio, consumers-1); err != nil {
+		if err := m.take(item, prio, lane-1); err != nil {
 			t.Fatalf("claims in reverse order %v: %v", order, err)
 		}
 	}
