@@ -96,7 +96,7 @@ const (
 	// maxSpareNodes is how many nodes of keys with nothing ready it
 	// keeps (and flows of keys with nothing at all), each with buffers of
 	// at most spareRing entries or children.
-	maxSpareNodes = 128
+	maxSpareNodes = 1024
 	spareRing     = 32
 )
 

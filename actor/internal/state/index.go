@@ -27,7 +27,6 @@ type index[T comparable] struct {
 type islot[T comparable] struct {
 	item T
 	e    entry
-	h    uint32 // the item's hash, so that moving an entry needs none
 }
 
 // minSlots is the size of a table when it is first needed.
@@ -44,7 +43,7 @@ func (x *index[T]) hash(item T) uint32 { return uint32(maphash.Comparable(x.seed
 func (x *index[T]) find(item T, h uint32) (i uint32, ok bool) {
 	mask := uint32(len(x.slots) - 1)
 	for i = h & mask; x.slots[i].e != 0; i = (i + 1) & mask {
-		if x.slots[i].h == h && x.slots[i].item == item {
+		if x.slots[i].item == item {
 			return i, true
 		}
 	}
@@ -97,7 +96,7 @@ func (x *index[T]) insert(item T, e entry, replace bool) (entry, bool) {
 		}
 		return old, false
 	}
-	x.slots[i] = islot[T]{item, e, h}
+	x.slots[i] = islot[T]{item, e}
 	x.n++
 	x.peak = max(x.peak, x.n)
 	return 0, true
@@ -112,7 +111,7 @@ func (x *index[T]) grow() {
 		if s.e == 0 {
 			continue
 		}
-		i := s.h & mask
+		i := x.hash(s.item) & mask
 		for x.slots[i].e != 0 {
 			i = (i + 1) & mask
 		}
@@ -147,7 +146,7 @@ func (x *index[T]) shiftBack(i uint32) {
 	for j := (i + 1) & mask; x.slots[j].e != 0; j = (j + 1) & mask {
 		// The entry at j may fill the hole at i if its probe starts at or
 		// before i (cyclically): its home is at least as far from j.
-		if (j-x.slots[j].h)&mask >= (j-i)&mask {
+		if (j-x.hash(x.slots[j].item))&mask >= (j-i)&mask {
 			x.slots[i] = x.slots[j]
 			i = j
 		}
