@@ -17,7 +17,7 @@ func (q *Queue[T]) Pop(now int64) (item T, p order.Place, ok bool) {
 	return item, p, ok
 }
 
-// take takes the next ready item out of the order and the big map, and
+// take takes the next ready item out of the order and the table of items, and
 // returns it with its place and entry.
 func (q *Queue[T]) take(now int64) (item T, p order.Place, e entry, ok bool) {
 	if !q.ready() {

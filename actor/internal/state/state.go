@@ -106,18 +106,18 @@ const shrinkFloor = 1024
 // Queue is the state of a queue. Its zero value is not usable: make one
 // with New.
 //
-// Two maps hold the entry of every item the queue knows: proc those
-// processing (few: about as many as there are consumers), items the others
-// (ready or delayed: a backlog may hold millions). An item is in one of
-// them, so de-duplication spans every state, and the events of an item's
-// usual life (added, handed out, done) touch the big map twice: an insert
-// and a delete, as client-go's dirty set. The deadlines of delayed items
-// are in a map of their own (package delay) that only they pay for; so
-// are, with RequeueAtAdd, the places of items added again while
-// processing or delayed, and with fairness by work time the hand-out
-// instants of the items processing. An item's fairness keys are an id in
-// its entry. Every map of items is made anew once it empties after a
-// burst (shrunk).
+// Two tables (index.go) hold the entry of every item the queue knows:
+// proc those popped or processing (few: about as many as there are
+// consumers), items the others (ready or delayed: a backlog may hold
+// millions). An item is in one of them, so de-duplication spans every
+// state, and the events of an item's usual life (added, handed out, done)
+// touch the big table twice: an insert and a delete, as client-go's dirty
+// set. The deadlines of delayed items are in a map of their own (package
+// delay) that only they pay for; so are, with RequeueAtAdd, the places of
+// items added again while processing or delayed, and with fairness by
+// work time the hand-out instants of the items processing. An item's
+// fairness keys are an id in its entry. Every table and map of items is
+// made anew once it empties after a burst (shrunk).
 type Queue[T comparable] struct {
 	items index[T] // ready and delayed items
 	proc  index[T] // popped and processing items (dirty and delayed ones too)
