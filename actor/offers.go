@@ -36,7 +36,7 @@ type offers[T comparable] struct {
 	last   order.Place
 	batch  uint64 // the inbox batch whose requests the claims were last seen for
 	floor  int    // top is at least floor
-	joins  uint64 // with fairness: the state's count of keys that joined the turns, as of the last offer
+	joins  uint64 // with fairness: the state's Joins as of the last offer
 	wanted bool   // a Get found the lane empty: keep it filled
 	asking int    // with fairness: the most Gets seen waiting at once
 	shut   bool
@@ -136,7 +136,7 @@ func (o *offers[T]) fill(q *state.Queue[T], f *filter[T], now int64, quiet func(
 }
 
 // offer sends item, popped at place p, in a slot; joins is the state's
-// count of keys that joined the turns after the pop.
+// Joins after the pop.
 func (o *offers[T]) offer(item T, p order.Place, hot *hotEntry[T], joins uint64) {
 	var sl *slot[T]
 	if n := len(o.free); n > 0 {
@@ -156,8 +156,9 @@ func (o *offers[T]) offer(item T, p order.Place, hot *hotEntry[T], joins uint64)
 
 // keepOrder takes the lane back if what it offers might no longer come
 // first: an item became ready at a higher priority than the last one
-// offered or ahead of it in its priority, or, with fairness, a key joined
-// the turns (it may go before keys whose turns the offers took).
+// offered or ahead of it in its priority, or, with fairness, the state's
+// count of items that may go before popped ones changed (a key joined the
+// turns, or an item took a place before items of its key).
 func (o *offers[T]) keepOrder(q *state.Queue[T], f *filter[T], now int64) {
 	if o == nil || len(o.sent) == 0 {
 		return

@@ -722,3 +722,30 @@ func claimReversed(t *testing.T, q *actor.Queue[int], m *pmodel, slots []*actor.
 		}
 	}
 }
+
+// TestFairLaneKeptPlace: with fairness and RequeueAtAdd, an item whose
+// delay an Add cuts short takes the place its first add gave it, before
+// items of its key that the lane already offers: the lane is taken back,
+// and one consumer sees the exact order.
+func TestFairLaneKeptPlace(t *testing.T) {
+	keyOf := func(item string) []string { return []string{item[:1]} }
+	synctest.Test(t, func(t *testing.T) {
+		q := actor.New(actor.Config[string]{Fairness: keyOf, Requeue: actor.RequeueAtAdd})
+		defer q.ShutDown()
+		q.AddAfter("a0", time.Hour) // its place comes first
+		for i := 1; i <= 7; i++ {
+			q.Add(fmt.Sprint("a", i))
+		}
+		got := []string{first(t, q)} // a1; the lane offers the next few
+		synctest.Wait()
+		q.Add("a0") // ready now, at its first add's place
+		synctest.Wait()
+		for range 7 {
+			got = append(got, first(t, q))
+		}
+		want := []string{"a1", "a0", "a2", "a3", "a4", "a5", "a6", "a7"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("hand-out order\n got %v\nwant %v", got, want)
+		}
+	})
+}

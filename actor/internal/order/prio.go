@@ -40,7 +40,7 @@ type Prio[T comparable] struct {
 	peak  int                // the most keys dead held since it was last made
 	bound int64              // the starvation bound in nanoseconds; 0 for none
 	now   int64              // the instant of the Pop under way (for the bound)
-	joins uint64             // counts the keys that joined their parents' turns (Joins)
+	joins uint64             // counts the items that may now go before items popped (Joins)
 
 	// KeyOf returns the key id a ready item was queued with; with
 	// fairness and a bound, Pop needs it to hand out an item from the
@@ -140,6 +140,7 @@ func (o *Prio[T]) insert(item T, p Place, front bool) {
 		leaf.pushLate(e) // an item placed before it came meanwhile
 	case leaf.fifo.len() > 0 && leaf.fifo.back().seq > p.Seq:
 		leaf.pushLate(e) // placed before entries already there
+		o.joins++
 	default:
 		leaf.fifo.push(e)
 	}
@@ -245,12 +246,14 @@ func (o *Prio[T]) Pop(now int64) (T, Place) {
 	return e.item, Place{Prio: prio, Seq: e.seq, At: e.at, Key: f.idOf()}
 }
 
-// Joins counts the times a key joined its parent's turns at the back: it
-// got a ready item it may hand out (an add, or its cap lifting), or its
-// turns began. A key pushed back to the front, which gets back the turns
-// its Pop took, does not count. A transport that pops items ahead of their
-// hand-out compares it before and after an event: if it changed, a key
-// may now go before what it popped.
+// Joins counts the times a key joined its parent's turns at the back (it
+// got a ready item it may hand out: an add, or its cap lifting), and the
+// times an item was placed before items of its key already ready (an
+// item added again while processing, with its place kept, say). A key
+// pushed back to the front, which gets back the turns its Pop took, does
+// not count. A transport that pops items ahead of their hand-out compares
+// it before and after an event: if it changed, an item may now go before
+// what it popped.
 func (o *Prio[T]) Joins() uint64 { return o.joins }
 
 // Ready reports whether Pop may be called: an item is ready whose keys

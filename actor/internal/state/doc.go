@@ -36,8 +36,8 @@
 //	Drain, End  -        -       -           -           -       absent   processing
 //
 // A duplicate (dup) changes nothing but a raised priority (a popped item
-// raised makes Retake report true: it goes to its new place when it is
-// returned); an AddAt of a ready, popped or dirty item is an Add. Once a
+// raised goes to its new place when it is returned); an AddAt of a ready,
+// popped or dirty item is an Add. Once a
 // shutdown has begun (Drain or End), Add and AddAt do nothing, and delays
 // are dropped. Pop takes the next ready item toward a consumer; Received
 // is the instant a consumer received it, from which it is processing (and

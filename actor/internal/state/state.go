@@ -240,9 +240,11 @@ func (q *Queue[T]) TopPrio() (int, bool) {
 	return 0, true
 }
 
-// Joins counts the times a fairness key joined the turns (order.Prio's
-// Joins); 0 without fairness. A transport that pops items ahead of their
-// hand-out returns them when it changes: a key that joined may go first.
+// Joins counts the times an item became ready where it may go before
+// items popped: a fairness key joined the turns, or an item was placed
+// before items of its key already ready (order.Prio's Joins; 0 for the
+// first-in-first-out order). A transport that pops items ahead of their
+// hand-out with fairness returns them when it changes.
 func (q *Queue[T]) Joins() uint64 {
 	if q.prio == nil {
 		return 0
