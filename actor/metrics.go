@@ -77,9 +77,8 @@ type PriorityMetricsProvider interface {
 
 // KeyMetricsProvider is implemented by a [MetricsProvider] that also
 // records, for a queue with fairness, the items ready and the items
-// processing of each first-level key (an item offered to consumers ahead
-// of a Get, in the lane or on the items channel, counts as processing, as
-// it does against a cap). The busiest
+// processing of each first-level key (an item offered on the items
+// channel counts as processing, as it does against a cap). The busiest
 // keys (by ready plus processing; [Config.KeyMetricsLimit] of them, 25 by
 // default) get a series each, and the others are summed under the key
 // "other" (with a real key of that name). A key's series is deleted when

@@ -190,6 +190,11 @@ func (o *owner[T]) refresh() {
 	}
 	o.offers.see(o.q) // the hand-outs through the lane so far
 	now := o.c.since()
+	if o.q.KeysDue(now) {
+		// The per-key gauges count what consumers hold: the items the
+		// lane offers are ready, so they go back to the order first.
+		o.offers.takeBack(o.q, o.filter, o.now())
+	}
 	if at, ok := o.q.Refresh(now); !ok {
 		o.tickAlarm.stop()
 	} else if !o.tickAlarm.armed || o.tickAlarm.at != at {

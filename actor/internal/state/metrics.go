@@ -232,6 +232,13 @@ func (q *Queue[T]) Refresh(now int64) (next int64, ok bool) {
 	return m.next, m.owed
 }
 
+// KeysDue reports whether Refresh at now would refresh the per-key
+// gauges.
+func (q *Queue[T]) KeysDue(now int64) bool {
+	m := q.m
+	return m != nil && m.owed && now >= m.next && m.keyed()
+}
+
 // owe schedules a refresh at client-go's next tick after at.
 func (m *Metrics[T]) owe(at int64) {
 	if m.s.Unfinished == nil && m.s.LongestRunning == nil && !m.keyed() {
