@@ -108,9 +108,9 @@ type Config[T comparable] struct {
 	// NewDepthMetricWithPriority, as controller-runtime's) cost speed:
 	// with either, every Get is a round trip to the owner goroutine,
 	// where otherwise it takes an item offered ahead without waiting (the
-	// lane, see the package doc). With RequeueAtAdd, Get makes that round
-	// trip only while an item added again while processing waits for its
-	// Done.
+	// lane, see the package doc). With RequeueAtAdd, the lane offers
+	// nothing more while an item added again while processing waits for
+	// its Done, so Gets make that round trip once it runs dry.
 	Requeue Requeue
 
 	paths *fastPaths // the tests' choice of fast paths; nil: defaultPaths

@@ -107,8 +107,9 @@
 // first, and a Get may take an item offered before its caller's own add
 // made a key join the turns. The lane is off, and every Get asks the
 // owner, with a starvation bound, metrics by priority (controller-runtime's),
-// a custom Storage, or once Items was called; with RequeueAtAdd, while an
-// item added again while processing waits for its Done.
+// a custom Storage, or once Items was called; with RequeueAtAdd, the lane
+// offers nothing more while an item added again while processing waits
+// for its Done.
 //
 // The owner goroutine does its last work before ShutDown returns (it is
 // then returning, blocked on nothing), before a ShutDownWithDrain returns

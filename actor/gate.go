@@ -15,13 +15,13 @@ import (
 //	is at least top.
 //
 // Callers raise top after they send an add (lane.added); the owner raises
-// it as it applies an add (lane.settle), and lowers it, when the lane has
-// nothing at top left to offer, to the next item's priority, if nothing
-// it cannot see may be above it: no request in the inbox, no dirty or
-// delayed item, and no slot above it that a consumer may still give back
-// (lane.lower). A consumer that may not
-// claim its slot gives it back to the owner in a Get request, after every
-// request it sent before, and the owner hands it what goes first then.
+// it as it applies an add (offers.prepare), and lowers it, when the lane
+// has nothing at top left to offer, to the next item's priority, if
+// nothing it cannot see may be above it: no request in the inbox, no
+// dirty or delayed item, and no slot above it that a consumer may still
+// give back (offers.lower). A consumer that may not claim its slot gives
+// it back to the owner in a Get request, after every request it sent
+// before, and the owner hands it what goes first then.
 // A queue whose items are all at one priority never finds a slot below
 // top.
 //

@@ -63,7 +63,7 @@ func (in *inbox[T]) take() (*request[T], bool) {
 // batches counts the batches taken so far: every request taken since the
 // last change of the count was sent before its batch was taken. (A
 // channel inbox takes one request at a time.) The owner uses it to see
-// the lane's claims once per batch (lane.see).
+// the lane's claims once per batch (offers.see).
 func (in *inbox[T]) batches() uint64 {
 	if in.batch != nil {
 		return in.batch.swaps

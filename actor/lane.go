@@ -146,14 +146,23 @@ func (l *lane[T]) claim(c *shared[T], sl *slot[T]) (item T, prio int, ok bool) {
 		sl.at = c.since()
 	}
 	sl.hot.claiming() // before the item is processing (filter.go)
-	if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
+	if !l.claimed(sl) {
 		return item, 0, false
 	}
-	l.claims[sl.idx/64].Or(1 << (sl.idx % 64)) // for the owner to see (offers.see)
 	if l.wake {
 		c.ring() // the owner records the hand-out as soon as it runs
 	}
 	return claimed, p, true
+}
+
+// claimed claims sl, unless it was revoked first, and sets its bit for
+// the owner to see (offers.see); it reports whether it did.
+func (l *lane[T]) claimed(sl *slot[T]) bool {
+	if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
+		return false
+	}
+	l.claims[sl.idx/64].Or(1 << (sl.idx % 64))
+	return true
 }
 
 // added raises top after an add of items ready now at priority p was

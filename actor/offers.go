@@ -16,9 +16,9 @@ import (
 // holds the state (the lane is shut by then).
 //
 // The owner calls it at these points: prepare before it applies a
-// request, added after it applied an add, takeBack before it hands items
-// out itself, fill once a round is done, giveBack when a Get gives back a
-// slot it could not claim, and shut when the lane goes off. f, the
+// request, added after it applied an add, handOver or takeBack when a
+// call asks it for items, fill once a round is done, giveBack when a Get
+// gives back a slot it could not claim, and close when the lane goes off. f, the
 // duplicate filter, may be nil; so may o, for a queue without the lane.
 type offers[T comparable] struct {
 	l      *lane[T]
@@ -239,24 +239,18 @@ func (o *offers[T]) handOver(q *state.Queue[T], at int64) (item T, p order.Place
 	if o == nil {
 		return item, p, false
 	}
-	o.see(q) // the claims made before go first
-	for {
-		sl := o.l.receive()
-		if sl == nil {
-			return item, p, false
-		}
-		if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
-			o.release(sl) // revoked: its item went back already
-			continue
-		}
+	for sl := o.l.receive(); sl != nil; sl = o.l.receive() {
 		item, p = sl.item, sl.place
+		sl.at = at
 		sl.hot.claiming()
-		o.sent[sl.num-o.base] = nil
-		q.Received(item, p, at)
-		o.release(sl)
-		o.dropSeen()
-		return item, p, true
+		if o.l.claimed(sl) {
+			o.see(q) // this claim, and those made before it
+			return item, p, true
+		}
+		o.release(sl) // revoked: its item went back already
 	}
+	var zero T
+	return zero, order.Place{}, false
 }
 
 // giveBack is the event of a consumer giving back sl, which it received

@@ -57,9 +57,6 @@ func (f *FIFO[T]) Remove(T, Place)           {}
 func (f *FIFO[T]) Len() int                  { return f.r.len() }
 func (f *FIFO[T]) Pop(int64) (T, Place)      { return f.r.pop(), Place{} }
 
-// Front returns the first item. The order must not be empty.
-func (f *FIFO[T]) Front() T { return f.r.front() }
-
 // Items calls yield for each item in hand-out order, up to n of them.
 func (f *FIFO[T]) Items(n int, yield func(T)) {
 	for i := range min(n, f.r.len()) {

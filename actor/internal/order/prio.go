@@ -71,13 +71,6 @@ type Prio[T comparable] struct {
 	visits int
 }
 
-// deadKey is an item in a container of entries: a leaf, or a band's log.
-type deadKey[T comparable] struct {
-	item T
-	leaf *node[T]
-	log  *band[T]
-}
-
 // band is the items of one priority.
 type band[T comparable] struct {
 	root node[T]
@@ -301,45 +294,6 @@ func (o *Prio[T]) popped(prio int, b *band[T]) {
 	}
 }
 
-// popStarving hands out the item that has waited longest among those that
-// have waited longer than the bound in priorities below the highest, if
-// any: the starvation bound.
-func (o *Prio[T]) popStarving() (item T, p Place, ok bool) {
-	deadline := o.now - o.bound
-	best := -1
-	var oldest entry[T]
-	for i, prio := range o.prios[1:] {
-		b := o.bands[prio]
-		o.sweepLog(b) // handed out, or moved
-		if b.log.len() == 0 {
-			continue
-		}
-		e := b.log.front()
-		if o.KeyOf != nil && o.pathBlocked(o.KeyOf(e.item)) {
-			continue // its key is at its cap: the priority waits for it
-		}
-		if e.at <= deadline && (best < 0 || e.at < oldest.at || e.at == oldest.at && e.seq < oldest.seq) {
-			best, oldest = i+1, e
-		}
-	}
-	if best < 0 {
-		return item, p, false
-	}
-	prio := o.prios[best]
-	b := o.bands[prio]
-	b.log.pop()
-	var key uint32
-	if o.KeyOf != nil {
-		key = o.KeyOf(oldest.item)
-	}
-	f := o.ids.flow(key)
-	o.countOut(f)
-	o.drop(b, oldest.item, key) // its leaf entry goes stale
-	o.tookOut(f)
-	o.popped(prio, b)
-	return oldest.item, Place{Prio: prio, Seq: oldest.seq, At: oldest.at, Key: key}, true
-}
-
 // dropBand takes b, the band of prio, which has no live entry left, out
 // of the order, and keeps it for the next priority that needs one.
 func (o *Prio[T]) dropBand(prio int, b *band[T]) {
@@ -353,43 +307,6 @@ func (o *Prio[T]) dropBand(prio int, b *band[T]) {
 	o.unlistBand(prio)
 	if len(o.spare) < maxSpare {
 		o.spare = append(o.spare, b)
-	}
-}
-
-// kill counts a stale entry for k.item in k's container.
-func (o *Prio[T]) kill(k deadKey[T]) {
-	if o.dead == nil {
-		o.dead = make(map[deadKey[T]]int)
-	}
-	o.dead[k]++
-	o.peak = max(o.peak, len(o.dead))
-}
-
-// stale reports whether an entry for k.item just reached in k's container
-// is stale, and if so uncounts it.
-func (o *Prio[T]) stale(k deadKey[T]) bool {
-	if len(o.dead) == 0 {
-		return false
-	}
-	c, ok := o.dead[k]
-	switch {
-	case !ok:
-		return false
-	case c > 1:
-		o.dead[k] = c - 1
-		return true
-	}
-	delete(o.dead, k)
-	if len(o.dead) == 0 && o.peak >= shrinkFloor {
-		o.dead, o.peak = nil, 0 // Go maps do not shrink: a burst leaves no memory behind
-	}
-	return true
-}
-
-// sweepLog drops the stale entries at the front of b's log.
-func (o *Prio[T]) sweepLog(b *band[T]) {
-	for b.log.len() > 0 && o.stale(deadKey[T]{item: b.log.front().item, log: b}) {
-		b.log.pop()
 	}
 }
 
