@@ -35,7 +35,7 @@ type shared[T comparable] struct {
 	clock      Clock
 	epoch      time.Time
 	limiter    RateLimiter[T]
-	stamped    bool // the owner needs the instant of each call: metrics or a starvation bound
+	stamped    bool // the owner needs the instant of each call: metrics or a starvation bound (not fairness by work time: see owner.stamp)
 	checkItems bool // T can hold values that cannot be map keys
 	seed       maphash.Seed
 	name       string // Config.Name

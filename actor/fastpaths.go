@@ -30,7 +30,7 @@ func install[T comparable](fp fastPaths, o *owner[T], cfg Config[T], m *state.Me
 		o.filter = c.filter
 	}
 	if fp.lane && cfg.Storage == nil && cfg.StarvationBound <= 0 && !m.ByPriority() {
-		o.offers = newOffers(cfg, c.stamped, m != nil)
+		o.offers = newOffers(cfg, c.stamped || cfg.FairByWorkTime, m != nil)
 		c.lane = o.offers.l
 	}
 }

@@ -70,8 +70,8 @@ func newOwner[T comparable](cfg Config[T]) *owner[T] {
 		c.fairness = cfg.Fairness
 		sc.ByWork, sc.Limits = flowControl(cfg)
 	}
-	c.stamped = m != nil || sc.Bound > 0 || sc.ByWork
-	o := &owner[T]{c: c, q: state.New(sc), drain: c.drain, metrics: m != nil}
+	c.stamped = m != nil || sc.Bound > 0
+	o := &owner[T]{c: c, q: state.New(sc), drain: c.drain, metrics: m != nil, workClock: sc.ByWork && !c.stamped}
 	fp := defaultPaths
 	if cfg.paths != nil {
 		fp = *cfg.paths

@@ -9,26 +9,24 @@ import (
 // serve applies one request to the state. The owner goroutine calls it,
 // and so do callers for requests still in the inbox after the owner ended.
 func (o *owner[T]) serve(r *request[T]) {
-	if o.c.stamped && r.op != opCancel {
-		o.at = r.at
-	}
+	o.stamp(r)
 	o.offers.prepare(o.q, o.c.inbox.batches(), r)
 	switch r.op {
 	case opAdd:
-		o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys}, r.at)
+		o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys}, o.at)
 		o.unmark(r)
 	case opRetry:
-		o.add(r.item, state.Opts{Keys: r.keys, Retry: true}, r.at)
+		o.add(r.item, state.Opts{Keys: r.keys, Retry: true}, o.at)
 	case opAddAt:
-		o.addAt(r.item, r.due, state.Opts{Keys: r.keys, Retry: true}, r.at)
+		o.addAt(r.item, r.due, state.Opts{Keys: r.keys, Retry: true}, o.at)
 	case opAddList:
-		o.addList(r.list, r.at)
+		o.addList(r.list, o.at)
 		r.list.recycle()
 	case opDone:
-		o.done(r.item, r.at)
+		o.done(r.item, o.at)
 	case opDones:
 		for _, item := range r.list.items {
-			o.done(item, r.at)
+			o.done(item, o.at)
 		}
 		r.list.recycle()
 	case opLen:
@@ -44,6 +42,25 @@ func (o *owner[T]) serve(r *request[T]) {
 		r.w.answer()
 	case opSnapshot:
 		o.snapshot(r.w)
+	}
+}
+
+// stamp sets the instant of r, the request about to be applied: the
+// caller's clock reading, with stamps; with fairness by work time alone,
+// the owner's reading once per batch of the inbox (every request of a
+// batch was sent before the batch was taken, so an item's Done is never
+// dated before its hand-out, and the clock is read once per batch, not
+// once per call); otherwise none.
+func (o *owner[T]) stamp(r *request[T]) {
+	switch {
+	case o.c.stamped:
+		if r.op != opCancel {
+			o.at = r.at
+		}
+	case o.workClock:
+		if b := o.c.inbox.batches(); b != o.batch {
+			o.batch, o.at = b, o.c.since()
+		}
 	}
 }
 
@@ -132,7 +149,7 @@ func (o *owner[T]) unmark(r *request[T]) {
 	r.hot.unmark()
 	if o.offers != nil && o.q.Status(r.item) == state.Popped && o.offers.claimed(r.item) {
 		o.offers.see(o.q)
-		o.add(r.item, state.Opts{}, r.at)
+		o.add(r.item, state.Opts{}, o.at)
 	}
 }
 
