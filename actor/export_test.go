@@ -20,7 +20,7 @@ func init() {
 
 // allPaths turns every fast path on, whatever ACTORQ_FASTPATHS says: the
 // tests of a fast path's own invariant use it.
-var allPaths = fastPaths{lane: true, batch: true, filter: true}
+var allPaths = fastPaths{lane: true, filter: true}
 
 // Slot is a lane slot, for the tests of the lane's bound.
 type Slot[T comparable] = slot[T]

@@ -5,26 +5,20 @@ import "github.com/actorq/actorq/actor/internal/state"
 // fastPaths says which optimizations of the transport a queue uses. Each
 // lives in its own file, with the invariant it keeps and the figure it
 // buys; with all of them off, the queue is the reference transport:
-// requests on a channel, one select, waiting callers answered on
+// requests in the inbox, one select, waiting callers answered on
 // channels, and the items channel for Items.
 type fastPaths struct {
 	lane   bool // lane.go
-	batch  bool // the batch inbox (inbox.go)
 	filter bool // the duplicate filter (filter.go)
 }
 
 // defaultPaths are the fast paths of every queue New makes.
-var defaultPaths = fastPaths{lane: true, batch: true, filter: true}
+var defaultPaths = fastPaths{lane: true, filter: true}
 
 // install sets up in o, and in its shared part, the fast paths fp turns
 // on, made for cfg.
 func install[T comparable](fp fastPaths, o *owner[T], cfg Config[T], m *state.Metrics[T]) {
 	c := o.c
-	if fp.batch {
-		c.inbox.batch = newBatchInbox[T]()
-	} else {
-		c.inbox.ch = make(chan request[T], inboxSize)
-	}
 	if fp.filter && cfg.Storage == nil {
 		c.filter = newFilter[T]()
 		o.filter = c.filter

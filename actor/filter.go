@@ -24,7 +24,7 @@ import (
 //	inbox, or once the entry was evicted (dead), whose flags nobody
 //	trusts.
 //
-// An Add sets it under the batch inbox's lock, as it puts its request
+// An Add sets it under the inbox's lock, as it puts its request
 // (inbox.go), and the owner clears it once it has applied that Add; so an
 // Add that finds it set comes after that one in the order of requests,
 // and would change nothing after it, unless the item was handed out in
@@ -256,7 +256,7 @@ func (f *filter[T]) offered(item T, prio int) *hotEntry[T] {
 
 // The callers' side of an entry.
 
-// mark takes the entry's sent flag for an Add that the batch inbox puts,
+// mark takes the entry's sent flag for an Add that the inbox puts,
 // under its lock, so that the flag's Add has a place in the order of
 // requests. It reports whether the Add took the flag. e may be nil.
 func (e *hotEntry[T]) mark() bool { return e != nil && e.sent.CompareAndSwap(false, true) }

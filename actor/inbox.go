@@ -1,105 +1,170 @@
 package actor
 
+import "sync"
+
 // inbox carries the callers' requests to the owner goroutine, in one
 // order: every request of a caller after its earlier ones, so a caller's
-// calls take effect in the order it made them, whatever their kind. It is
-// a buffered channel (the reference), or the batch inbox, a fast path.
-// Only the owner takes requests (or, after the owner ended, the caller
-// holding the state).
+// calls take effect in the order it made them, whatever their kind. A put
+// is a lock, an append and an unlock; the owner takes every request
+// waiting in one go. Its invariant:
+//
+//	every request put is in reqs, in the order put, until the owner
+//	swaps reqs for its empty batch under the lock; once the owner has
+//	said it is about to block (sleeping, under the lock), the next put
+//	rings the bell.
+//
+// A put waits only while the inbox holds addsSize adds (othersSize other
+// requests, if it is not an add), on room, a channel the owner closes when
+// it takes them (and replaces, since a closed channel is spent), so the
+// inbox never holds more than addsSize+othersSize requests plus one Add
+// per filter entry. The owner's batch array is reused. Only the owner
+// takes requests (or, after the owner ended, the caller holding the
+// state).
 type inbox[T comparable] struct {
-	ch    chan request[T] // the reference inbox; nil with the batch inbox
-	batch *batchInbox[T]
-	takes uint64     // counts the channel's receives (see batches)
-	cur   request[T] // the request last received from ch
+	mu       sync.Mutex
+	reqs     []request[T]
+	adds     int // adds in reqs that waited for room: at most addsSize
+	others   int // requests in reqs other than adds: at most othersSize
+	sleeping bool
+	bell     chan struct{} // capacity 1
+	room     chan struct{} // closed when the owner takes the requests; nil until a put waits
+
+	batch []request[T] // the owner's: the requests taken, served from next on
+	next  int
+	swaps uint64 // the owner's: counts the batches taken
 }
 
-// inboxSize is how many requests may wait in a channel inbox before their
-// senders wait for the owner to take them. It is a hand-over buffer, not
-// storage: the owner moves requests into its own state in rounds.
-const inboxSize = 256
+// addsSize is how many adds an inbox holds before the next add waits, and
+// othersSize how many other requests: more, so that consumers are seldom
+// held up by their own Dones behind a flood of adds. Both bound the arrays
+// a drained burst leaves behind. roundSize bounds the requests the owner
+// serves in one round, so that consumers and due timers are served between
+// rounds however long the flood.
+const (
+	addsSize   = 256
+	othersSize = 1024
+	roundSize  = 64
+)
 
-// roundSize bounds the requests the owner serves in one round, so that
-// consumers and due timers are served between rounds however long the
-// flood.
-const roundSize = 64
+// busy is a closed channel: a select case that is always ready.
+var busy = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // put sends r, waiting only while the inbox is full. It reports false,
 // without sending, if done is closed first. hot is the filter entry of an
-// Add's item, or nil: the batch inbox sets its sent flag as it puts r
-// (filter.go).
+// Add's item, or nil: put takes its sent flag under the lock (filter.go).
 func (in *inbox[T]) put(r request[T], hot *hotEntry[T], done <-chan struct{}) bool {
-	if in.batch != nil {
-		return in.batch.put(r, hot, done)
-	}
-	select {
-	case in.ch <- r:
-		return true
+	in.mu.Lock()
+	switch {
+	case hot.mark():
+		// An Add that takes its item's sent flag: its place in the order
+		// is here. It does not wait for room: an entry has at most one
+		// such Add in the inbox, so they are bounded by the filter.
+		r.hot = hot
+	case r.op.adds():
+		if !in.wait(&in.adds, addsSize, done) {
+			return false
+		}
 	default:
+		// The other requests wait for room of their own, so that a flood
+		// of adds does not hold up the Dones that let consumers go on,
+		// and a consumer that gets from the lane faster than the owner
+		// applies its Dones is held back by them.
+		if !in.wait(&in.others, othersSize, done) {
+			return false
+		}
 	}
-	select {
-	case in.ch <- r:
-		return true
-	case <-done:
-		return false
+	in.reqs = append(in.reqs, r)
+	ring := in.sleeping
+	in.sleeping = false
+	in.mu.Unlock()
+	if ring {
+		select {
+		case in.bell <- struct{}{}:
+		default:
+		}
 	}
+	return true
+}
+
+// wait waits, with the lock held and held again on return, until *n, a
+// count of requests in reqs, is below limit, and counts one more. It
+// reports false if done was closed first (then without the lock).
+func (in *inbox[T]) wait(n *int, limit int, done <-chan struct{}) bool {
+	for *n >= limit {
+		if in.room == nil {
+			in.room = make(chan struct{})
+		}
+		room := in.room
+		in.mu.Unlock()
+		select {
+		case <-room:
+		case <-done:
+			return false
+		}
+		in.mu.Lock()
+	}
+	*n++
+	return true
 }
 
 // take returns the next request, if one is there, without waiting. The
-// request stays valid until the next take. Only the owner takes (or,
-// after it ended, the caller holding the state).
+// request stays valid until the next take. A batch's array is cleared as
+// a whole once it is served, so that the collector can have what its
+// requests point to.
 func (in *inbox[T]) take() (*request[T], bool) {
-	if in.batch != nil {
-		return in.batch.take()
+	if in.next == len(in.batch) {
+		clear(in.batch)
+		in.mu.Lock()
+		in.batch, in.reqs = in.reqs, in.batch[:0]
+		in.adds, in.others = 0, 0
+		if in.room != nil {
+			close(in.room)
+			in.room = nil
+		}
+		in.mu.Unlock()
+		in.next = 0
+		if len(in.batch) == 0 {
+			return nil, false
+		}
+		in.swaps++
 	}
-	select {
-	case in.cur = <-in.ch:
-		in.takes++
-		return &in.cur, true
-	default:
-		return nil, false
-	}
+	in.next++
+	return &in.batch[in.next-1], true
 }
 
 // batches counts the batches taken so far: every request taken since the
-// last change of the count was sent before its batch was taken. (A
-// channel inbox takes one request at a time.) The owner uses it to see
-// the lane's claims once per batch (offers.see).
-func (in *inbox[T]) batches() uint64 {
-	if in.batch != nil {
-		return in.batch.swaps
-	}
-	return in.takes
-}
+// last change of the count was sent before its batch was taken. The owner
+// uses it to see the lane's claims once per batch (offers.prepare), and to
+// date requests with fairness by work time (owner.stamp).
+func (in *inbox[T]) batches() uint64 { return in.swaps }
 
 // len returns how many requests are there now.
 func (in *inbox[T]) len() int {
-	if in.batch != nil {
-		return in.batch.len()
-	}
-	return len(in.ch)
+	in.mu.Lock()
+	n := len(in.reqs)
+	in.mu.Unlock()
+	return n + len(in.batch) - in.next
 }
 
 // empty reports whether no request is there now.
 func (in *inbox[T]) empty() bool { return in.len() == 0 }
 
 // idle returns what the owner's select waits on once take found nothing:
-// a channel that delivers the next request, or a bell that rings once
-// requests arrived (then the owner takes them). The owner calls woke once
+// a bell that rings once requests arrived (then the owner takes them), or
+// a closed channel if some are there already. The owner calls woke once
 // its select returns.
-func (in *inbox[T]) idle() (next <-chan request[T], bell <-chan struct{}) {
-	if in.batch != nil {
-		return nil, in.batch.idle()
+func (in *inbox[T]) idle() <-chan struct{} {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if len(in.reqs) > 0 || in.next < len(in.batch) {
+		return busy
 	}
-	return in.ch, nil
+	in.sleeping = true
+	return in.bell
 }
 
 func (in *inbox[T]) woke() {
-	if in.batch != nil {
-		in.batch.woke()
-	}
+	in.mu.Lock()
+	in.sleeping = false
+	in.mu.Unlock()
 }
-
-// took counts a request that the owner received from next in its select:
-// a take like any other, so batches moves on and the lane's claims made
-// before it was sent are seen before it is served.
-func (in *inbox[T]) took() { in.takes++ }

@@ -91,39 +91,35 @@ func TestLaneClaimsSeen(t *testing.T) {
 	})
 }
 
-// TestLaneClaimSeenByIdleOwner: a Done that reaches an idle owner, which
-// receives it in its select rather than taking it from the inbox, comes
-// after the consumer's claim of its item: the claim is seen first, and
-// the Done ends the processing (with either inbox).
+// TestLaneClaimSeenByIdleOwner: a Done that reaches an idle owner comes
+// after the consumer's claim of its item: the claim is seen first, and the
+// Done ends the processing.
 func TestLaneClaimSeenByIdleOwner(t *testing.T) {
-	for _, batch := range []bool{false, true} {
-		paths := fastPaths{lane: true, batch: batch, filter: true}
-		synctest.Test(t, func(t *testing.T) {
-			q := New(Config[int]{paths: &paths})
-			defer q.ShutDown()
-			for i := range 3 {
-				q.Add(i)
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Config[int]{paths: &allPaths})
+		defer q.ShutDown()
+		for i := range 3 {
+			q.Add(i)
+		}
+		if item, _ := q.Get(); item != 0 {
+			t.Fatalf("Get() = %d; want 0", item)
+		}
+		synctest.Wait() // the lane offers 1 and 2; the owner is idle
+		if item, _ := q.Get(); item != 1 {
+			t.Fatalf("Get() = %d; want 1", item)
+		}
+		q.Done(1)
+		synctest.Wait()
+		q.Add(1) // absent after its Done: ready again, behind 2
+		if n := q.Len(); n != 2 {
+			t.Fatalf("Len() = %d after Done(1) and Add(1); want 2", n)
+		}
+		for _, want := range []int{2, 1} {
+			if item, _ := q.Get(); item != want {
+				t.Fatalf("Get() = %d; want %d", item, want)
 			}
-			if item, _ := q.Get(); item != 0 {
-				t.Fatalf("batch=%v: Get() = %d; want 0", batch, item)
-			}
-			synctest.Wait() // the lane offers 1 and 2; the owner is idle
-			if item, _ := q.Get(); item != 1 {
-				t.Fatalf("batch=%v: Get() = %d; want 1", batch, item)
-			}
-			q.Done(1)
-			synctest.Wait()
-			q.Add(1) // absent after its Done: ready again, behind 2
-			if n := q.Len(); n != 2 {
-				t.Fatalf("batch=%v: Len() = %d after Done(1) and Add(1); want 2", batch, n)
-			}
-			for _, want := range []int{2, 1} {
-				if item, _ := q.Get(); item != want {
-					t.Fatalf("batch=%v: Get() = %d; want %d", batch, item, want)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // failedClaim returns a queue, inside the caller's synctest bubble, whose

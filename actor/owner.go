@@ -81,16 +81,12 @@ func (o *owner[T]) serveRound() int {
 // the queue must end now. While it waits, it offers the next ready item on
 // the items channel, if Items was called and no call waits for one.
 func (o *owner[T]) wait() (quit bool) {
-	next, bell := o.c.inbox.idle()
+	bell := o.c.inbox.idle()
 	var out chan<- T
 	if o.c.itemsUsed.Load() && len(o.waiting) == 0 && o.stage() {
 		out = o.c.out
 	}
 	select {
-	case r := <-next:
-		o.c.inbox.took()
-		o.unstage()
-		o.serve(&r)
 	case <-bell:
 	case <-o.c.bell: // Items was called, or a consumer claimed an item to record
 	case out <- o.head:

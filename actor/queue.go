@@ -55,6 +55,7 @@ func newOwner[T comparable](cfg Config[T]) *owner[T] {
 		drain:      make(chan struct{}),
 		done:       make(chan struct{}),
 		rest:       make(chan *owner[T], 1),
+		inbox:      inbox[T]{bell: make(chan struct{}, 1)},
 		clock:      clock,
 		epoch:      clock.Now(),
 		limiter:    limiter,

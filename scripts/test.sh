@@ -16,7 +16,7 @@ done
 # without the others.
 echo "== ACTORQ_FASTPATHS=off go test -race ./actor/"
 ACTORQ_FASTPATHS=off go test -race -count=1 ./actor/ || status=1
-for tag in actorq_nolane actorq_nobatch actorq_nofilter; do
+for tag in actorq_nolane actorq_nofilter; do
 	echo "== go test -race -tags $tag ./actor/"
 	go test -race -count=1 -tags "$tag" ./actor/ || status=1
 done

@@ -6,19 +6,19 @@ import (
 	"testing/synctest"
 )
 
-// TestBatchInboxRoom: adds and the other requests each wait once the inbox
-// holds batchSize (othersSize) of their kind, until the owner takes them; an add that
+// TestInboxRoom: adds and the other requests each wait once the inbox
+// holds addsSize (othersSize) of their kind, until the owner takes them; an add that
 // takes its filter entry's sent flag never waits; a put that waits gives
 // up, sending nothing, when the queue is done.
-func TestBatchInboxRoom(t *testing.T) {
+func TestInboxRoom(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		op    op
 		limit int
-	}{{"add", opAdd, batchSize}, {"done", opDone, othersSize}} {
+	}{{"add", opAdd, addsSize}, {"done", opDone, othersSize}} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				in := newBatchInbox[int]()
+				in := &inbox[int]{bell: make(chan struct{}, 1)}
 				never := make(chan struct{})
 				for i := range tc.limit {
 					if !in.put(request[int]{op: tc.op, item: i}, nil, never) {
@@ -90,13 +90,13 @@ func TestDrainKeepsInboxSmall(t *testing.T) {
 	if l := q.Len(); l != 0 {
 		t.Fatalf("Len() = %d after the drain; want 0", l)
 	}
-	in := q.c.inbox.batch
+	in := &q.c.inbox
 	in.mu.Lock()
 	reqs, batch := cap(in.reqs), cap(in.batch)
 	in.mu.Unlock()
-	// The inbox holds at most batchSize adds, othersSize others and one
+	// The inbox holds at most addsSize adds, othersSize others and one
 	// add per filter entry (none here); append rounds a buffer up.
-	const bound = 2 * (batchSize + othersSize)
+	const bound = 2 * (addsSize + othersSize)
 	if reqs > bound || batch > bound {
 		t.Fatalf("inbox buffers of %d and %d requests after the drain; want at most %d", reqs, batch, bound)
 	}
