@@ -78,7 +78,9 @@ type Config[T comparable] struct {
 	// FairByWorkTime makes fairness share the consumers' time rather than
 	// turns, as Kubernetes' API Priority and Fairness does: each key's
 	// virtual time advances by the processing time of its items (from
-	// hand-out to Done, on the queue's clock) divided by its weight, and
+	// hand-out to Done, on the queue's clock; the owner goroutine dates a
+	// Done when it takes it up, once per batch of requests, rather than
+	// reading the clock in every call) divided by its weight, and
 	// the next item goes to the key with the least virtual time, counting
 	// its items still processing at its recent time per item. A key that
 	// comes back after being idle starts at the current virtual time: it
