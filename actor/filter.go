@@ -8,65 +8,36 @@ import (
 )
 
 // The duplicate filter lets Add return at once, without a request, when
-// the Add would change nothing: the item is already waiting to be handed
-// out, or is being processed and already marked to run again. That is
-// what a de-duplication storm (many producers re-adding a few hot keys)
-// is made of. Its invariant:
+// the Add would change nothing: what a de-duplication storm (many
+// producers re-adding a few hot keys) is made of. A hot item has an entry
+// with two flags, and an Add that finds either set returns. Its
+// invariant:
 //
-//	an entry's noop flag is true only while an Add of its item (at
-//	priority 0) would change nothing.
+//	noop is true only while an Add of the item at priority 0 would
+//	change nothing (it is ready, or processing and marked to run
+//	again); sent is true only while an Add that set it is in the inbox;
+//	an evicted entry (dead) is trusted by nobody.
 //
-// A false flag merely sends the Add to the owner. A second flag, sent,
-// covers an item that producers re-add while it is absent or processing
-// (noop false), as in a storm whose consumers keep up:
+// The owner sets noop after an event leaves the item ready or dirty
+// (state.Queue.NoopAdd), or as it offers the item in the lane, and clears
+// it before it hands the item out; a consumer that claims the item from
+// the lane clears it just before its claim. No request takes an item out
+// of those states, only a hand-out does. An Add sets sent under the
+// inbox's lock as it puts its request, so an Add that finds it set comes
+// after that one in the order of requests; the owner clears it once it
+// applied that Add, and every hand-out clears it too. One order escapes
+// that: an Add that sets sent after a consumer cleared it, but before the
+// owner saw the claim, is applied as a duplicate while later Adds trusted
+// it; the owner then adds the item again (owner.unmark), so that it runs
+// after its Done. Clearing a flag early only sends more Adds.
 //
-//	sent is true only while an Add of the item that set it is in the
-//	inbox, or once the entry was evicted (dead), whose flags nobody
-//	trusts.
-//
-// An Add sets it under the inbox's lock, as it puts its request
-// (inbox.go), and the owner clears it once it has applied that Add; so an
-// Add that finds it set comes after that one in the order of requests,
-// and would change nothing after it, unless the item was handed out in
-// between: a hand-out clears the flag too (the owner as it hands out, the
-// consumer as it claims a slot), so an Add made after it is sent. One
-// order escapes that: an Add that sets the flag after the consumer cleared
-// it but before its claim is applied before the owner sees the claim, as
-// a duplicate, while an Add made after the claim found the flag set. So
-// the owner, once it has cleared the flag of an Add applied while its
-// item was popped, looks at the item's slot: if it is claimed already, it
-// hears of the claim at once and adds the item again, so that it runs
-// again after its Done (serve.go, unmark). Clearing it early only sends
-// more Adds. The owner sets the flag
-// after an event leaves the item ready or dirty at a priority of 0 or
-// more (state.Queue.NoopAdd), or as it offers it in the lane in a slot
-// that carries the entry (not for an item popped before it had one, whose
-// consumer could not clear it), and clears it before
-// the item is handed out: before it answers a waiting call with it or
-// offers it on the items channel, and, for an item in the lane, the
-// consumer that claims it clears it just before its claim. No request can
-// take an item out of those states (only a hand-out does), so an Add that
-// finds the flag true has made an Add that changed nothing at that
-// instant, which is what it would have been had the owner applied it; and
-// every later call of its caller comes after that instant.
-//
-// An item gets an entry once an Add of it reached the owner while the
-// queue knew it (ready, processing, dirty or delayed: re-added), or soon
-// after it left the queue (the last item that left at its index of a
-// table of departures: a key that consumers keep up with is re-added
-// again and again without being known at its adds), and keeps it after it
-// leaves, so that such a key is filtered too. Departures and come-backs
-// are noted only once the table exists: a queue whose items never come
-// back pays nothing for them. The table is a fixed cache of hot items, allocated on the
-// first duplicate, so a queue that sees none never pays for it. It is
-// set-associative: an item's hash picks a bucket of filterWays slots, any
-// of which may hold its entry. One more item evicts one of them (an entry
-// whose item the queue no longer knows goes first): the owner clears the
-// evicted entry's flag before it replaces it, so that a caller still
-// holding it sends its Add. A custom Storage has no filter, since it must
-// see every Touch.
-//
-// Figure: see bench/RESULTS.md, "Fast paths".
+// An item gets an entry once an Add of it reaches the owner while the
+// queue knows it, or soon after it left (a table of departures: a key
+// that consumers keep up with is re-added without being known at its
+// adds). The entries are a fixed, set-associative cache of hot items,
+// allocated at the first duplicate; the owner clears an evicted entry's
+// flags before it replaces it. A custom Storage has no filter, since it
+// must see every Touch.
 type filter[T comparable] struct {
 	seed  maphash.Seed
 	table atomic.Pointer[[filterSize]atomic.Pointer[hotEntry[T]]] // nil until the first item re-added

@@ -6,39 +6,34 @@ import (
 )
 
 // The priority gate lets a Get claim an item from the lane without waiting
-// for the owner, yet never pass over an item that its caller's own
-// earlier add made ready at a higher priority. Its invariant:
+// for the owner, yet never pass over an item that its caller's own earlier
+// add made ready at a higher priority. Its invariant:
 //
 //	top is at least the priority of every ready, dirty or delayed item,
 //	and of every add of a ready item that has returned and that the
 //	owner has not applied; a consumer claims a slot only if its priority
 //	is at least top.
 //
-// Callers raise top after they send an add (lane.added); the owner raises
-// it as it applies an add (offers.prepare), and lowers it, when the lane
-// has nothing at top left to offer, to the next item's priority, if
-// nothing it cannot see may be above it: no request in the inbox, no
-// dirty or delayed item, and no slot above it that a consumer may still
-// give back (offers.lower). A consumer that may not claim its slot gives
-// it back to the owner in a Get request, after every request it sent
-// before, and the owner hands it what goes first then.
-// A queue whose items are all at one priority never finds a slot below
-// top.
+// Callers raise top after they send an add (lane.added), the owner as it
+// applies one (offers.prepare). A consumer that may not claim its slot
+// gives it back in a Get request, after every request it sent before, and
+// the owner hands it what goes first then. A queue whose items are all at
+// one priority never finds a slot below top.
 //
-// Lowering must not lose an add on its way: an add whose raise found top
-// high enough did nothing, trusting the owner to keep it so until it
-// applies the add. So the owner lowers in three steps: it marks top as
-// being lowered, looks whether the inbox holds anything, and only then
-// swaps the lowered value in, with a compare-and-swap that fails if a
-// caller's raise saw the mark meanwhile and cleared it. Every atomic
-// operation is sequentially consistent, so an add is either in the inbox
-// when the owner looks, or its raise sees the mark, or its raise comes
-// after the lowering and raises top itself.
+// The owner lowers top, once the lane has nothing at top left to offer, to
+// the next item's priority, if nothing it cannot see may be above it: no
+// request in the inbox, no dirty or delayed item, no slot above it that a
+// consumer may give back (offers.lower). Lowering must not lose an add on
+// its way, whose raise found top high enough and did nothing: the owner
+// marks top, looks at the inbox, and only then swaps the lower value in
+// with a compare-and-swap that fails if a raise saw the mark and cleared
+// it. The atomics are sequentially consistent, so an add is in the inbox
+// when the owner looks, or its raise sees the mark, or it comes after the
+// lowering and raises top itself.
 //
 // The word holds the priority shifted left by one, and the mark in bit 0.
-// Priorities beyond ±2^62 are stored rounded up (2^62-1 stands for
-// everything above), which only makes top higher: safe, since a slot at
-// or above top may be claimed.
+// Priorities beyond ±2^62 are stored rounded up (2^62-1 stands for every
+// priority above), which only makes top higher: safe.
 type topPrio struct {
 	w atomic.Int64
 }

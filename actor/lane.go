@@ -8,43 +8,35 @@ import (
 
 // The lane lets Get take a ready item without a round trip to the owner
 // goroutine. The owner pops ready items from the state, in hand-out order,
-// into slots that it puts in a ring; a Get takes one without waiting and
-// claims it with one compare-and-swap. A Get that
-// finds the lane empty, or cannot claim its slot, asks the owner as it
-// would without the lane. Its invariant:
+// into slots that it puts in a ring; a Get takes one and claims it with a
+// compare-and-swap, or, if the lane is empty or its claim fails, asks the
+// owner as it would without the lane. Its invariant:
 //
 //	a slot in the lane holds an item popped from the state (ready by the
-//	rules until a consumer claims it), and before the owner applies a
-//	request it has told the state of every claim made before the request
-//	was sent (state.Received); a slot not claimed is revoked before its
-//	item goes back (state.Return, newest first, which undoes the pops).
+//	rules until a consumer claims it); before the owner applies a request
+//	it has told the state of every claim made before the request was sent
+//	(state.Received); a slot not claimed is revoked before its item goes
+//	back (state.Return, newest first, which undoes the pops).
 //
 // So an Add of an item in the lane is a duplicate, a Done of one does
 // nothing, Len counts it, and a consumer's Done of an item it claimed is
-// applied after the claim. The owner takes the whole lane back whenever
-// what it offers might no longer come first (offers.go), and the gate
-// (gate.go) keeps a Get from claiming past an item at a higher priority
-// that its caller's own earlier add made ready. With fairness, the lane
-// offers items in fair order and only as many as there are consumers
-// asking, so a key that joins the turns may wait behind the items already
-// offered, and no more.
+// applied after the claim. The owner takes the lane back whenever what it
+// offers might no longer come first (offers.go), and the gate (gate.go)
+// keeps a Get from claiming past an item at a higher priority that its
+// caller's own earlier add made ready. With fairness the lane offers a few
+// items per consumer asking, so a key that joins the turns waits behind
+// those at most.
 //
-// This file is the consumers' side: the ring of offered slots, the claim
-// bits and the gate's word, which consumers and the owner share. The
-// owner's side is in offers.go.
-//
-// The ring is a bounded queue with one writer, the owner, and many
-// takers. Its invariant:
+// This file is what consumers and the owner share: the ring, the claim
+// bits and the gate's word; offers.go is the owner's side. The ring has
+// one writer, the owner, and many takers:
 //
 //	head <= tail <= head+laneSize, and ring[i%laneSize] holds the slot
 //	offered i-th for every i in [head, tail); the owner writes ring[t]
-//	and then moves tail to t+1 only while t < head+laneSize, and a taker
-//	takes index h by reading ring[h%laneSize] and then moving head from h
-//	to h+1 with a compare-and-swap.
-//
-// A taker whose h is stale fails its compare-and-swap, since head only
-// grows, so what it read is never used; the owner takes the rest back by
-// moving head to tail the same way.
+//	and then moves tail to t+1; a taker reads ring[h%laneSize] and then
+//	moves head from h to h+1 with a compare-and-swap, which fails if h is
+//	stale, since head only grows. The owner takes the rest back by moving
+//	head to tail the same way.
 type lane[T comparable] struct {
 	head atomic.Uint64 // the next index to take
 	_    [56]byte      // head and tail on cache lines of their own
