@@ -91,7 +91,11 @@ func (o *owner[T]) wait() (quit bool) {
 	case <-o.c.bell: // Items was called, or a consumer claimed an item to record
 	case out <- o.head:
 		o.staged = false
-		o.q.Received(o.head, o.headPlace, o.now())
+		at := o.now()
+		if o.workClock {
+			at = o.c.since() // the start of the item's work time
+		}
+		o.q.Received(o.head, o.headPlace, at)
 	case <-o.dueAlarm.c:
 		o.dueAlarm.fired()
 	case <-o.tickAlarm.c:

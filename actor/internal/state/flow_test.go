@@ -243,3 +243,32 @@ func TestWorkTime(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkTimeNeverNegative: a Done dated before its item's hand-out
+// charges no work time: the key does not gain credit from it. a's item
+// is handed out at 100 and Done at 50; b's is handed out and Done at 100
+// too. Then a's and b's virtual times are equal and the turns go on in
+// order (a, then b); a negative charge would put a ahead twice.
+func TestWorkTimeNeverNegative(t *testing.T) {
+	q := New(Config[string]{Fair: true, ByWork: true})
+	for _, item := range []string{"a1", "b1", "a2", "b2", "a3", "b3"} {
+		q.Add(item, Opts{Keys: []string{item[:1]}}, 0)
+	}
+	var got []string
+	for _, done := range []int64{50, 100} {
+		item, _, ok := q.HandOut(100)
+		if !ok {
+			t.Fatal("nothing to hand out")
+		}
+		got = append(got, item)
+		q.Done(item, done)
+	}
+	for range 2 {
+		item, _, _ := q.HandOut(100)
+		got = append(got, item)
+	}
+	if want := []string{"a1", "b1", "a2", "b2"}; !slices.Equal(got, want) {
+		t.Errorf("hand-outs %q; want %q", got, want)
+	}
+	q.verify(t)
+}
