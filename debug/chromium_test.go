@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -14,14 +15,19 @@ import (
 	"github.com/actorq/actorq/actor"
 )
 
-// chromium returns the path of a Chromium or Chrome binary, or skips the
-// test if there is none.
+// chromium returns the path of a Chromium or Chrome binary. If there is
+// none, the test fails when ACTORQ_REQUIRE_CHROMIUM is set (CI sets it,
+// after installing Chromium) and skips otherwise, on a developer's
+// machine without one.
 func chromium(t *testing.T) string {
 	names := []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
 	for _, name := range names {
 		if path, err := exec.LookPath(name); err == nil {
 			return path
 		}
+	}
+	if os.Getenv("ACTORQ_REQUIRE_CHROMIUM") != "" {
+		t.Fatalf("no headless Chromium found, and ACTORQ_REQUIRE_CHROMIUM is set: none of %v is in $PATH", names)
 	}
 	t.Skipf("no headless Chromium found (apt-get install chromium): none of %v is in $PATH", names)
 	return ""
