@@ -134,8 +134,8 @@ func (in *inbox[T]) take() (*request[T], bool) {
 
 // batches counts the batches taken so far: every request taken since the
 // last change of the count was sent before its batch was taken. The owner
-// uses it to see the lane's claims once per batch (offers.prepare), and to
-// date requests with fairness by work time (owner.stamp).
+// notes the first request of each batch (owner.serve): it sees the lane's
+// claims then, and with fairness by work time reads the clock.
 func (in *inbox[T]) batches() uint64 { return in.swaps }
 
 // len returns how many requests are there now.

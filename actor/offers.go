@@ -34,7 +34,6 @@ type offers[T comparable] struct {
 	base   uint64     // the number of the slot at sent[0]: slots are numbered as offered
 	sends  uint64     // the slots offered so far
 	last   order.Place
-	batch  uint64 // the inbox batch whose requests the claims were last seen for
 	floor  int    // top is at least floor
 	joins  uint64 // with fairness: the state's Joins as of the last offer
 	wanted bool   // a Get found the lane empty: keep it filled
@@ -56,17 +55,16 @@ func newOffers[T comparable](cfg Config[T], stamp, metrics bool) *offers[T] {
 	return &offers[T]{l: l, limit: laneSize, fair: cfg.Fairness != nil, atAdd: cfg.Requeue == RequeueAtAdd, sorted: metrics}
 }
 
-// prepare readies the lane for r, which the owner is about to apply: the
-// claims made before r was sent are seen (once per batch of the inbox:
-// every request of a batch was sent before the batch was taken), and top
-// rises to the priority of an add (a delayed one's too: a deadline
-// passing is no request a Get waits behind).
-func (o *offers[T]) prepare(q *state.Queue[T], batch uint64, r *request[T]) {
+// prepare readies the lane for r, which the owner is about to apply: if r
+// is the first of an inbox batch (fresh), the claims made before it was
+// sent are seen (every request of a batch was sent before the batch was
+// taken), and top rises to the priority of an add (a delayed one's too: a
+// deadline passing is no request a Get waits behind).
+func (o *offers[T]) prepare(q *state.Queue[T], fresh bool, r *request[T]) {
 	if o == nil {
 		return
 	}
-	if batch != o.batch {
-		o.batch = batch
+	if fresh {
 		o.see(q)
 	}
 	switch r.op {

@@ -20,11 +20,11 @@ type owner[T comparable] struct {
 	filter  *filter[T]   // the duplicate filter, or nil (shared with callers: c.filter)
 	waiting []*waiter[T] // Get and GetBatch calls waiting for an item, oldest first
 	at      int64        // the instant of the event being applied (see stamp)
+	batch   uint64       // the inbox batch of the request last served (inbox.batches)
+	metrics bool         // the state records metrics: refresh them
 	// workClock: fairness by work time without stamps, so the owner
-	// dates requests itself, once per inbox batch (batch: the last).
+	// dates requests itself, once per inbox batch.
 	workClock bool
-	batch     uint64
-	metrics   bool // the state records metrics: refresh them
 
 	dueAlarm  alarm         // armed to the earliest deadline
 	tickAlarm alarm         // armed to the next refresh of the unfinished-work gauges

@@ -9,8 +9,10 @@ import (
 // serve applies one request to the state. The owner goroutine calls it,
 // and so do callers for requests still in the inbox after the owner ended.
 func (o *owner[T]) serve(r *request[T]) {
-	o.stamp(r)
-	o.offers.prepare(o.q, o.c.inbox.batches(), r)
+	fresh := o.c.inbox.batches() != o.batch // r is the first of a batch
+	o.batch = o.c.inbox.batches()
+	o.stamp(r, fresh)
+	o.offers.prepare(o.q, fresh, r)
 	switch r.op {
 	case opAdd:
 		o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys}, o.at)
@@ -45,22 +47,21 @@ func (o *owner[T]) serve(r *request[T]) {
 	}
 }
 
-// stamp sets the instant of r, the request about to be applied: the
-// caller's clock reading, with stamps; with fairness by work time alone,
-// the owner's reading once per batch of the inbox (every request of a
-// batch was sent before the batch was taken, so an item's Done is never
-// dated before its hand-out, and the clock is read once per batch, not
-// once per call); otherwise none.
-func (o *owner[T]) stamp(r *request[T]) {
+// stamp sets the instant of r, the request about to be applied, fresh
+// if it is the first of an inbox batch: the caller's clock reading, with
+// stamps; with fairness by work time alone, the owner's reading at the
+// first request of each batch (every request of a batch was sent before
+// the batch was taken, so an item's Done is never dated before its
+// hand-out, and the clock is read once per batch, not once per call);
+// otherwise none.
+func (o *owner[T]) stamp(r *request[T], fresh bool) {
 	switch {
 	case o.c.stamped:
 		if r.op != opCancel {
 			o.at = r.at
 		}
-	case o.workClock:
-		if b := o.c.inbox.batches(); b != o.batch {
-			o.batch, o.at = b, o.c.since()
-		}
+	case o.workClock && fresh:
+		o.at = o.c.since()
 	}
 }
 
