@@ -33,20 +33,9 @@ func TestOwnKeys(t *testing.T) {
 }
 
 func TestMemoryFair(t *testing.T) {
-	const n = 5_000
 	for _, k := range memoryFairKeys {
 		for _, im := range memoryFairImpls(k.fairness, k.work) {
-			t.Run(fmt.Sprintf("keys=%s/impl=%s", k.name, im.name), func(t *testing.T) {
-				q := im.newQueue()
-				defer q.ShutDown()
-				res, err := runMemory(q, n)
-				if err != nil {
-					t.Fatalf("runMemory() error: %v", err)
-				}
-				if res.queued <= 0 {
-					t.Errorf("bytes per queued item = %v; want > 0", res.queued)
-				}
-			})
+			testMemory(t, fmt.Sprintf("keys=%s/impl=%s", k.name, im.name), im, 5_000, nil)
 		}
 	}
 }

@@ -6,24 +6,33 @@ import "testing"
 const memoryItems = 1_000_000
 
 func TestMemory(t *testing.T) {
-	const n = 10_000
 	for _, im := range memoryImpls {
-		t.Run("impl="+im.name, func(t *testing.T) {
-			q := im.newQueue()
-			defer q.ShutDown()
-			res, err := runMemory(q, n)
-			if err != nil {
-				t.Fatalf("runMemory() error: %v", err)
-			}
-			// 10,000 queued ints take some heap in any queue.
-			if res.queued <= 0 {
-				t.Errorf("bytes per queued item = %v; want > 0", res.queued)
-			}
+		testMemory(t, "impl="+im.name, im, 10_000, func(t *testing.T, _ queue, res memoryResult) {
 			if res.drainTime <= 0 {
 				t.Errorf("drain time per item = %v; want > 0", res.drainTime)
 			}
 		})
 	}
+}
+
+// testMemory runs runMemory with n items on a new queue of im, in a
+// subtest of that name, and checks that the queued items took some heap
+// (n ints take some in any queue); check, if not nil, checks more.
+func testMemory(t *testing.T, name string, im impl, n int, check func(*testing.T, queue, memoryResult)) {
+	t.Run(name, func(t *testing.T) {
+		q := im.newQueue()
+		defer q.ShutDown()
+		res, err := runMemory(q, n)
+		if err != nil {
+			t.Fatalf("runMemory() error: %v", err)
+		}
+		if res.queued <= 0 {
+			t.Errorf("bytes per queued item = %v; want > 0", res.queued)
+		}
+		if check != nil {
+			check(t, q, res)
+		}
+	})
 }
 
 // BenchmarkMemory queues memoryItems items in a new queue per op and

@@ -106,18 +106,8 @@ func BenchmarkPipelinePrio(b *testing.B) { benchPipeline(b, prioShapes, pipeline
 var memoryPrioImpls = prioImpls(fourPrios)
 
 func TestMemoryPrio(t *testing.T) {
-	const n = 10_000
 	for _, im := range memoryPrioImpls {
-		t.Run("impl="+im.name, func(t *testing.T) {
-			q := im.newQueue()
-			defer q.ShutDown()
-			res, err := runMemory(q, n)
-			if err != nil {
-				t.Fatalf("runMemory() error: %v", err)
-			}
-			if res.queued <= 0 {
-				t.Errorf("bytes per queued item = %v; want > 0", res.queued)
-			}
+		testMemory(t, "impl="+im.name, im, 10_000, func(t *testing.T, q queue, _ memoryResult) {
 			if pa, ok := q.(*prioAdds); ok {
 				if w := pa.wrong.Load(); w != 0 {
 					t.Errorf("items got with a priority other than their own = %d; want 0", w)
