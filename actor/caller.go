@@ -113,12 +113,7 @@ func (c *shared[T]) ask(buf []T, sl *slot[T], cancel <-chan struct{}) *waiter[T]
 	if buf == nil {
 		w.items, w.get = w.one[:0], true
 	}
-	r := request[T]{op: opGet, w: w, at: c.callTime()}
-	if !c.send(r) {
-		c.withRest(func(o *owner[T]) { o.serve(&r) })
-		<-w.ready
-		return w
-	}
+	c.post(request[T]{op: opGet, w: w, at: c.callTime()})
 	select {
 	case <-w.ready:
 		return w
