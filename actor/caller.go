@@ -35,7 +35,8 @@ type shared[T comparable] struct {
 	clock      Clock
 	epoch      time.Time
 	limiter    RateLimiter[T]
-	stamped    bool // the owner needs the instant of each call: metrics or a starvation bound (not fairness by work time: see owner.stamp)
+	stamped    bool // the owner needs the instant of each call: metrics or a starvation bound
+	workTime   bool // fairness by work time: a Done needs the instant of its call, a hand-out its own
 	checkItems bool // T can hold values that cannot be map keys
 	seed       maphash.Seed
 	name       string // Config.Name
@@ -60,6 +61,16 @@ func (c *shared[T]) since() int64 { return int64(c.clock.Now().Sub(c.epoch)) }
 // owner needs none.
 func (c *shared[T]) callTime() int64 {
 	if !c.stamped {
+		return 0
+	}
+	return c.since()
+}
+
+// doneTime is callTime for a Done: with fairness by work time, a Done
+// ends its item's work at the instant of the call, however late the
+// owner goroutine applies it.
+func (c *shared[T]) doneTime() int64 {
+	if !c.stamped && !c.workTime {
 		return 0
 	}
 	return c.since()

@@ -77,16 +77,20 @@ type Config[T comparable] struct {
 
 	// FairByWorkTime makes fairness share the consumers' time rather than
 	// turns, as Kubernetes' API Priority and Fairness does: each key's
-	// virtual time advances by the processing time of its items (from
-	// hand-out to Done, on the queue's clock; the owner goroutine dates a
-	// Done when it takes it up, once per batch of requests, rather than
-	// reading the clock in every call) divided by its weight, and
-	// the next item goes to the key with the least virtual time, counting
-	// its items still processing at its recent time per item. A key that
-	// comes back after being idle starts at the current virtual time: it
-	// banks no credit. Choosing a key costs O(log A) at each level, for A
-	// keys there that may take a turn (a heap ordered by virtual time). It
-	// needs Fairness (New panics without it).
+	// virtual time advances by the work time of its items divided by its
+	// weight, and the next item goes to the key with the least virtual
+	// time, counting its items still processing at its recent time per
+	// item. An item's work time runs on the queue's clock from its
+	// hand-out (a Get's claim from the lane, the owner goroutine's answer
+	// to a waiting call, or a receive from the items channel, which the
+	// owner dates as it sees it) to the instant of its Done call, however
+	// late the owner goroutine applies the Done: one clock read per
+	// hand-out and one per Done, as client-go's metrics pay, and none in
+	// queues without it. A key that comes back after being idle starts at
+	// the current virtual time: it banks no credit. Choosing a key costs
+	// O(log A) at each level, for A keys there that may take a turn (a
+	// heap ordered by virtual time). It needs Fairness (New panics
+	// without it).
 	FairByWorkTime bool
 
 	// KeyMetricsLimit is how many first-level keys get series of their

@@ -230,49 +230,6 @@ func TestKeyCapDrain(t *testing.T) {
 	}
 }
 
-// TestWorkTimeDatedByOwner: an unnamed queue fair by work time, whose
-// calls carry no clock readings (the owner dates its requests), shares
-// one worker's time equally between a tenant whose items take 10 ms and
-// one whose items take 1 ms, within the items offered ahead of the
-// worker and the one in hand; by turns, the heavy tenant would get ten
-// times the light one's time. The worker takes items with Get, and from
-// the items channel.
-func TestWorkTimeDatedByOwner(t *testing.T) {
-	for _, way := range []string{"Get", "Items"} {
-		t.Run(way, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				q := actor.New(actor.Config[string]{Fairness: tenantOf, FairByWorkTime: true})
-				defer q.ShutDown()
-				work := map[string]time.Duration{"heavy": 10 * time.Millisecond, "light": time.Millisecond}
-				for i := range 1000 {
-					q.Add(fmt.Sprint("heavy-", i))
-					q.Add(fmt.Sprint("light-", i))
-				}
-				take := func() string { item, _ := q.Get(); return item }
-				if way == "Items" {
-					items := q.Items()
-					take = func() string { return <-items }
-				}
-				spent := map[string]time.Duration{}
-				start := time.Now()
-				for time.Since(start) < time.Second {
-					item := take()
-					d := work[tenantOf(item)[0]]
-					time.Sleep(d)
-					spent[tenantOf(item)[0]] += d
-					q.Done(item)
-				}
-				// The lane offers 4 items ahead of one consumer, picked
-				// before the Dones of the items in hand are charged.
-				const slack = 5 * 10 * time.Millisecond
-				if diff := spent["heavy"] - spent["light"]; diff > slack || diff < -slack {
-					t.Fatalf("worker time heavy %v, light %v; want equal within %v", spent["heavy"], spent["light"], slack)
-				}
-			})
-		})
-	}
-}
-
 // TestKeyLimitBadInput: a limit that is not valid is an error of
 // SetKeyLimit, and a panic of New, in the caller's goroutine; the queue
 // keeps working.

@@ -19,12 +19,9 @@ type owner[T comparable] struct {
 	offers  *offers[T]   // the lane's owner side, or nil
 	filter  *filter[T]   // the duplicate filter, or nil (shared with callers: c.filter)
 	waiting []*waiter[T] // Get and GetBatch calls waiting for an item, oldest first
-	at      int64        // the instant of the event being applied (see stamp)
+	at      int64        // with stamps: the instant of the event being applied
 	batch   uint64       // the inbox batch of the request last served (inbox.batches)
 	metrics bool         // the state records metrics: refresh them
-	// workClock: fairness by work time without stamps, so the owner
-	// dates requests itself, once per inbox batch.
-	workClock bool
 
 	dueAlarm  alarm         // armed to the earliest deadline
 	tickAlarm alarm         // armed to the next refresh of the unfinished-work gauges
@@ -91,11 +88,7 @@ func (o *owner[T]) wait() (quit bool) {
 	case <-o.c.bell: // Items was called, or a consumer claimed an item to record
 	case out <- o.head:
 		o.staged = false
-		at := o.now()
-		if o.workClock {
-			at = o.c.since() // the start of the item's work time
-		}
-		o.q.Received(o.head, o.headPlace, at)
+		o.q.Received(o.head, o.headPlace, o.receivedAt())
 	case <-o.dueAlarm.c:
 		o.dueAlarm.fired()
 	case <-o.tickAlarm.c:
@@ -123,15 +116,17 @@ func (o *owner[T]) stage() bool {
 	return ok
 }
 
-// unstage returns the staged item, if no consumer received it.
+// unstage returns the staged item, if no consumer received it, and
+// forgets the head in every case: an item a consumer received must not
+// stay referenced by the owner once it is Done.
 func (o *owner[T]) unstage() {
-	if !o.staged {
-		return
-	}
 	var zero T
-	o.q.Return(o.head, o.headPlace, o.now())
-	o.filter.sync(o.q, o.head)
-	o.staged, o.head = false, zero
+	if o.staged {
+		o.q.Return(o.head, o.headPlace, o.now())
+		o.filter.sync(o.q, o.head)
+		o.staged = false
+	}
+	o.head = zero
 }
 
 // busy reports whether an item is being processed: by the state's count,
@@ -145,6 +140,16 @@ func (o *owner[T]) busy() bool {
 // now returns the owner's reading of the clock, if the state needs one.
 func (o *owner[T]) now() int64 {
 	if !o.c.stamped {
+		return 0
+	}
+	return o.c.since()
+}
+
+// receivedAt returns the instant of a receive from the items channel that
+// just happened: the owner's clock reading, if the state needs one (with
+// fairness by work time, the start of the item's work).
+func (o *owner[T]) receivedAt() int64 {
+	if !o.c.stamped && !o.c.workTime {
 		return 0
 	}
 	return o.c.since()

@@ -72,7 +72,8 @@ func newOwner[T comparable](cfg Config[T]) *owner[T] {
 		sc.ByWork, sc.Limits = flowControl(cfg)
 	}
 	c.stamped = m != nil || sc.Bound > 0
-	o := &owner[T]{c: c, q: state.New(sc), drain: c.drain, metrics: m != nil, workClock: sc.ByWork && !c.stamped}
+	c.workTime = sc.ByWork
+	o := &owner[T]{c: c, q: state.New(sc), drain: c.drain, metrics: m != nil}
 	fp := defaultPaths
 	if cfg.paths != nil {
 		fp = *cfg.paths
@@ -231,7 +232,7 @@ func (q *Queue[T]) Done(item T) {
 	if c.checkItems {
 		c.mustHash(item)
 	}
-	c.post(request[T]{op: opDone, item: item, at: c.callTime()})
+	c.post(request[T]{op: opDone, item: item, at: c.doneTime()})
 }
 
 // DoneBatch marks each of items finished, as [Queue.Done] does for each in
@@ -250,7 +251,7 @@ func (q *Queue[T]) DoneBatch(items []T) {
 	}
 	l := c.list()
 	l.items = append(l.items, items...)
-	c.post(request[T]{op: opDones, list: l, at: c.callTime()})
+	c.post(request[T]{op: opDones, list: l, at: c.doneTime()})
 }
 
 // Len returns the number of items ready to be handed out. It waits for the

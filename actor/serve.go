@@ -11,7 +11,9 @@ import (
 func (o *owner[T]) serve(r *request[T]) {
 	fresh := o.c.inbox.batches() != o.batch // r is the first of a batch
 	o.batch = o.c.inbox.batches()
-	o.stamp(r, fresh)
+	if o.c.stamped && r.op != opCancel {
+		o.at = r.at
+	}
 	o.offers.prepare(o.q, fresh, r)
 	switch r.op {
 	case opAdd:
@@ -25,10 +27,10 @@ func (o *owner[T]) serve(r *request[T]) {
 		o.addList(r.list, o.at)
 		r.list.recycle()
 	case opDone:
-		o.done(r.item, o.at)
+		o.done(r.item, r.at)
 	case opDones:
 		for _, item := range r.list.items {
-			o.done(item, o.at)
+			o.done(item, r.at)
 		}
 		r.list.recycle()
 	case opLen:
@@ -47,22 +49,18 @@ func (o *owner[T]) serve(r *request[T]) {
 	}
 }
 
-// stamp sets the instant of r, the request about to be applied, fresh
-// if it is the first of an inbox batch: the caller's clock reading, with
-// stamps; with fairness by work time alone, the owner's reading at the
-// first request of each batch (every request of a batch was sent before
-// the batch was taken, so an item's Done is never dated before its
-// hand-out, and the clock is read once per batch, not once per call);
-// otherwise none.
-func (o *owner[T]) stamp(r *request[T], fresh bool) {
+// handOutAt returns the instant of a hand-out that the owner makes while
+// it applies the current event: that event's instant, with stamps; with
+// fairness by work time alone, the owner's clock reading, since the
+// item's work starts now; otherwise none.
+func (o *owner[T]) handOutAt() int64 {
 	switch {
 	case o.c.stamped:
-		if r.op != opCancel {
-			o.at = r.at
-		}
-	case o.workClock && fresh:
-		o.at = o.c.since()
+		return o.at
+	case o.c.workTime:
+		return o.c.since()
 	}
+	return 0
 }
 
 // get serves a Get or GetBatch: w waits for items, behind the calls
@@ -77,7 +75,7 @@ func (o *owner[T]) get(w *waiter[T]) {
 		// What the lane offers goes first: its oldest item, if the lane
 		// is still in order.
 		o.offers.keepOrder(o.q, o.filter, o.now())
-		if item, p, ok := o.offers.handOver(o.q, o.at); ok {
+		if item, p, ok := o.offers.handOver(o.q, o.handOutAt()); ok {
 			w.items, w.prio = append(w.items, item), p.Prio
 			o.offers.asked(true, 1)
 			w.answer()
@@ -160,9 +158,13 @@ func (o *owner[T]) unmark(r *request[T]) {
 // answered at once with shutdown: it never waits for a drain to finish.
 func (o *owner[T]) serveWaiters() {
 	served := 0
+	at, dated := int64(0), false
 	for _, w := range o.waiting {
 		for len(w.items) < cap(w.items) {
-			item, p, ok := o.q.HandOut(o.at)
+			if !dated { // once per call, and only if it hands out
+				at, dated = o.handOutAt(), true
+			}
+			item, p, ok := o.q.HandOut(at)
 			if !ok {
 				break
 			}
