@@ -43,7 +43,7 @@ type flow[T comparable] struct {
 
 	cap, weight int32  // the most items out at once (0 for no cap); turns per round, at least 1
 	id          uint32 // while items hold it: its id (keyIDs)
-	peak        int32  // the most children since the map was made
+	peak        int32  // the most children since the flow got its map
 	limited     bool   // SetLimit gave it limits: kept while it has nothing
 }
 
@@ -102,7 +102,8 @@ func (o *Prio[T]) Hold(keys []string) uint32 {
 }
 
 // Release is the event of an item that held key the queue no longer
-// knows: the key's flow goes if nothing else keeps it.
+// knows: the key's flow goes if nothing else keeps it. Once no item holds
+// a key, the order has drained.
 func (o *Prio[T]) Release(key uint32) {
 	f := o.ids.flow(key)
 	f.held--
@@ -110,6 +111,25 @@ func (o *Prio[T]) Release(key uint32) {
 		o.ids.remove(f.id)
 		f.id = 0
 		o.tidy(f)
+		if o.ids.live == 0 {
+			o.drained()
+		}
+	}
+}
+
+// drained is the instant no item holds a key any more: the order has no
+// node, and no flow but those of keys with limits (and the flows above
+// them). If the spare nodes, or the children's lists kept apart, filled
+// their list, both lists are let go; so are the spare flows and the maps
+// of children. As a map of items that held shrinkFloor is made anew when
+// it empties, a burst over many keys leaves no spares behind, and the
+// next keys make the lists again as they come and go.
+func (o *Prio[T]) drained() {
+	if len(o.spareNodes) >= maxSpareNodes || len(o.spareKids) >= maxSpareNodes {
+		o.spareNodes, o.spareKids = nil, nil
+	}
+	if len(o.spareFlows) >= maxSpareNodes || len(o.spareMaps) >= maxSpareNodes {
+		o.spareFlows, o.spareMaps = nil, nil
 	}
 }
 
@@ -131,7 +151,7 @@ func (o *Prio[T]) child(f *flow[T], k string) *flow[T] {
 		return c
 	}
 	if f.children == nil {
-		f.children = make(map[string]*flow[T])
+		f.children = o.newChildren()
 	}
 	if n := len(o.spareFlows); n > 0 {
 		c, o.spareFlows = o.spareFlows[n-1], o.spareFlows[:n-1]
@@ -145,8 +165,9 @@ func (o *Prio[T]) child(f *flow[T], k string) *flow[T] {
 }
 
 // tidy forgets f and the flows above it that are kept for nothing. A map
-// of children that empties is made anew if it held many; a spare flow
-// keeps a small one for the next key.
+// of children that empties is made anew if it held many; a small one is
+// kept apart (spareMaps) for the next flow that gets children, so that
+// spare flows, most of which become keys without children, keep no map.
 func (o *Prio[T]) tidy(f *flow[T]) {
 	for f != nil && f.parent != nil && f.nodes == nil && len(f.children) == 0 && f.out == 0 && f.held == 0 && !f.limited {
 		p := f.parent
@@ -154,16 +175,28 @@ func (o *Prio[T]) tidy(f *flow[T]) {
 		if len(p.children) == 0 && p.peak >= shrinkFloor {
 			p.children, p.peak = nil, 0
 		}
+		if f.children != nil && f.peak <= spareRing && len(o.spareMaps) < maxSpareNodes {
+			o.spareMaps = append(o.spareMaps, f.children)
+		}
 		if len(o.spareFlows) < maxSpareNodes {
-			children := f.children
-			if f.peak > spareRing {
-				children = nil
-			}
-			*f = flow[T]{children: children}
+			*f = flow[T]{}
 			o.spareFlows = append(o.spareFlows, f)
 		}
 		f = p
 	}
+}
+
+// newChildren returns an empty map of children: a spare one, or a new
+// one.
+func (o *Prio[T]) newChildren() map[string]*flow[T] {
+	n := len(o.spareMaps)
+	if n == 0 {
+		return make(map[string]*flow[T])
+	}
+	m := o.spareMaps[n-1]
+	o.spareMaps[n-1] = nil
+	o.spareMaps = o.spareMaps[:n-1]
+	return m
 }
 
 // countOut raises the out counts of f's key and of every key above it, as

@@ -50,9 +50,14 @@ type Prio[T comparable] struct {
 	// Bands whose priority has no ready item left are kept with their
 	// small buffers for the next priority that needs one; so are the
 	// nodes of keys that have nothing ready left, since most keys of a
-	// skewed workload come and go with every item they have.
+	// skewed workload come and go with every item they have (and the
+	// flows of keys with nothing at all, spareFlows). The children's
+	// lists of inner nodes and the maps of children of flows are kept
+	// apart, for the next node or flow that gets children.
 	spare      []*band[T]
 	spareNodes []*node[T]
+	spareKids  []*kids[T]
+	spareMaps  []map[string]*flow[T]
 
 	// Fairness keys and their flow control (flow.go): the root of the
 	// flows, nil without fairness.
@@ -87,8 +92,11 @@ const (
 	// maxSpare is how many empty bands an order keeps.
 	maxSpare = 2
 	// maxSpareNodes is how many nodes of keys with nothing ready it
-	// keeps (and flows of keys with nothing at all), each with buffers of
-	// at most spareRing entries or children.
+	// keeps (and flows of keys with nothing at all, and the children's
+	// lists and maps of inner nodes and flows), each with buffers of at
+	// most spareRing entries or children; a list of spares that filled
+	// up (a burst over at least as many keys) is let go once no item
+	// holds a key (drained).
 	maxSpareNodes = 1024
 	spareRing     = 32
 )

@@ -88,7 +88,7 @@ func (o *Prio[T]) nodeOf(f *flow[T], b *band[T]) *node[T] {
 	x.flow, x.parent, x.sib = f, p, f.nodes
 	f.nodes = x
 	if p.kids == nil {
-		p.kids = new(kids[T])
+		p.kids = o.newKids()
 	}
 	p.inner = true
 	p.kids.held.pushBack(x)
@@ -155,9 +155,15 @@ func (o *Prio[T]) newNode() *node[T] {
 // freeNode takes x, which has no live entry and holds none, and is out of
 // its parent's children, off its flow's nodes (which may let the flow
 // go), and keeps it for a later key if there is room, with its small
-// buffers: a spare is a node as new but for its buffers.
+// buffers: a spare is a node as new but for its buffers. The children's
+// lists of an inner node are kept apart (spareKids), for the next node
+// that gets children: a node has them only while it is inner, so that
+// spares that were leaves keep no heap of turns.
 func (o *Prio[T]) freeNode(x *node[T]) {
 	o.detach(x)
+	if k := x.kids.kept(); k != nil && len(o.spareKids) < maxSpareNodes {
+		o.spareKids = append(o.spareKids, k)
+	}
 	if len(o.spareNodes) == maxSpareNodes {
 		return
 	}
@@ -165,8 +171,20 @@ func (o *Prio[T]) freeNode(x *node[T]) {
 	if len(buf) > spareRing {
 		buf = nil
 	}
-	*x = node[T]{fifo: ring[entry[T]]{buf: buf}, late: x.late, kids: x.kids.kept()}
+	*x = node[T]{fifo: ring[entry[T]]{buf: buf}, late: x.late}
 	o.spareNodes = append(o.spareNodes, x)
+}
+
+// newKids returns empty lists of children: spare ones, or new ones.
+func (o *Prio[T]) newKids() *kids[T] {
+	n := len(o.spareKids)
+	if n == 0 {
+		return new(kids[T])
+	}
+	k := o.spareKids[n-1]
+	o.spareKids[n-1] = nil
+	o.spareKids = o.spareKids[:n-1]
+	return k
 }
 
 // detach takes x off its flow's nodes, and forgets the flow if nothing

@@ -56,7 +56,9 @@ func (q *Queue[T]) checkEmpty(t *testing.T) {
 // processing, all handed out and done), the queue holds nothing per key
 // or item it has seen, with fairness by turns and by work time, one and
 // two levels of keys, caps and weights, a starvation bound, both requeue
-// rules, and per-key gauges. A key with limits keeps only its flow.
+// rules, and per-key gauges. A key with limits keeps only its flow. After
+// bursts over fewer keys, which leave spares, the spare nodes and flows
+// keep no children's lists or maps, by work time as by turns.
 func TestDrainLeavesNoKeys(t *testing.T) {
 	limits := []KeyLimit{{Keys: []string{"t1"}, Limit: order.Limit{Cap: 3, Weight: 2}}}
 	for _, c := range []struct {
@@ -76,8 +78,12 @@ func TestDrainLeavesNoKeys(t *testing.T) {
 			cfg := c.cfg
 			cfg.Metrics = NewMetrics[int](MetricSet{KeyDepth: nopKeyGauge{}, KeyLimit: 5})
 			q := New(cfg)
-			for burst := range 2 {
-				drainBurst(t, q, 3000, c.levels, burst)
+			for burst := range 4 {
+				n := 3000
+				if burst >= 2 {
+					n = 150
+				}
+				drainBurst(t, q, n, c.levels, burst)
 				q.checkEmpty(t)
 			}
 		})
@@ -127,6 +133,47 @@ func drainBurst(t *testing.T, q *Queue[int], n, levels, burst int) {
 	}
 	q.Refresh(now + int64(UpdatePeriod))
 	q.verify(t)
+}
+
+// TestDrainedBytes: a fair queue through which a burst of 20,000 items
+// went, each of a key of its own (all added, then each handed out and
+// done), keeps less than a byte per key seen once it has drained, by
+// turns and by work time, at one level of keys and two: what its spares
+// keep does not make it fat.
+func TestDrainedBytes(t *testing.T) {
+	const n = 20_000
+	for _, byWork := range []bool{false, true} {
+		for _, levels := range []int{1, 2} {
+			keys := make([][]string, n)
+			for i := range keys {
+				keys[i] = []string{fmt.Sprint("k", i)}
+				if levels == 2 {
+					keys[i] = []string{fmt.Sprint("t", i%100), keys[i][0]}
+				}
+			}
+			q := New(Config[int]{Fair: true, ByWork: byWork})
+			before := heapBytes()
+			for i := range n {
+				q.Add(i, Opts{Keys: keys[i]}, 0)
+			}
+			for now := int64(1); ; now++ {
+				item, _, ok := q.HandOut(now)
+				if !ok {
+					break
+				}
+				q.Done(item, now+int64(item%7))
+			}
+			after := heapBytes()
+			q.checkEmpty(t)
+			perKey := float64(after-before) / n
+			if perKey >= 1 {
+				t.Errorf("work=%v, %d levels: %.2f B per key seen after the drain (%d B); want less than 1", byWork, levels, perKey, after-before)
+			}
+			t.Logf("work=%v, %d levels: %.2f B per key seen after the drain (%d B)", byWork, levels, perKey, after-before)
+			runtime.KeepAlive(q)
+			runtime.KeepAlive(keys)
+		}
+	}
 }
 
 type nopKeyGauge struct{}
