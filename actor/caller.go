@@ -88,7 +88,7 @@ func deadlineAfter(now int64, d time.Duration) int64 {
 // the state left behind (lifetime.go). Only a full inbox makes it wait.
 func (c *shared[T]) post(r request[T]) {
 	if !c.send(r) {
-		c.withRest(func(o *owner[T]) { o.serve(&r) })
+		c.withRest(func(o *owner[T]) { o.serve(&r, c.inbox.taken, true) })
 	}
 }
 

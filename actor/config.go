@@ -58,13 +58,12 @@ type Config[T comparable] struct {
 	// comes back starts anew. Choosing the next key costs O(1) by turns
 	// (O(log A) by work time, for A keys that may take a turn), whatever
 	// the number of keys; keys at their caps are not looked at. An item
-	// costs no allocation in steady state. Items offered ahead to
-	// consumers (the lane, see the package doc) are a few per consumer
-	// asking, L in all: consumers that claim them in another order than
-	// they were offered put an item at most L-1 places early; and a Get
-	// may take an item offered before its caller's own add made a key
-	// join the turns. Nil means no fairness. It is ignored with a
-	// custom Storage.
+	// costs no allocation in steady state. A single consumer sees the
+	// exact round-robin; items offered ahead to consumers that contend
+	// (the lane, see the package doc) are a few per consumer asking, L in
+	// all, and consumers that claim them in another order than they were
+	// offered put an item at most L-1 places early. Nil means no
+	// fairness. It is ignored with a custom Storage.
 	Fairness func(T) []string
 
 	// KeyLimits are the first flow control of fairness keys: caps on the

@@ -98,18 +98,21 @@
 // Get takes an item without waiting for the owner when it can: the owner
 // offers ready items ahead, in hand-out order, in the lane, and a Get
 // claims one with a compare-and-swap; a Get that finds none asks the
-// owner. A Get never passes over an item that its caller's own earlier add
-// made ready at a higher priority. With fairness the lane offers a few
-// items per consumer seen asking, L in all, and takes them back when a key
-// joins the turns, so hand-out follows the round-robin exactly but for the
-// order in which consumers claim what is offered: an item is handed out
-// with at most L-1 items before it that exact round-robin would hand out
-// first, and a Get may take an item offered before its caller's own add
-// made a key join the turns. The lane is off, and every Get asks the
-// owner, with a starvation bound, metrics by priority (controller-runtime's),
-// a custom Storage, or once Items was called; with RequeueAtAdd, the lane
-// offers nothing more while an item added again while processing waits
-// for its Done.
+// owner. A claim takes effect after every call its caller made before
+// and before every call it makes after, as a Get that asks does, and a
+// Get never passes over an item that its caller's own earlier add made
+// ready at a higher priority: one goroutine that adds, gets and finishes
+// items sees exactly the hand-out order of the rules. With fairness, the
+// lane offers items only once two Gets were seen waiting at once (a
+// single consumer's Gets ask the owner, which decides after the
+// consumer's own calls), a few per consumer seen asking, L in all, and
+// takes them back whenever a key joins the turns or a limit changes: an
+// item is then handed out with at most L-1 items before it that exact
+// round-robin would hand out first, as consumers race to claim them. The
+// lane is off, and every Get asks the owner, with a starvation bound,
+// metrics by priority (controller-runtime's), a custom Storage, or once
+// Items was called; with RequeueAtAdd, the lane offers nothing more while
+// an item added again while processing or a delayed item keeps a place.
 //
 // The owner goroutine does its last work before ShutDown returns (it is
 // then returning, blocked on nothing), before a ShutDownWithDrain returns

@@ -16,7 +16,9 @@ import (
 //	noop is true only while an Add of the item at priority 0 would
 //	change nothing (it is ready, or processing and marked to run
 //	again); sent is true only while an Add that set it is in the inbox;
-//	an evicted entry (dead) is trusted by nobody.
+//	an evicted entry (dead) is trusted by nobody; an entry in the
+//	table is of an item the queue holds, or of one that an Add on its
+//	way to the inbox brings back.
 //
 // The owner sets noop after an event leaves the item ready or dirty
 // (state.Queue.NoopAdd), or as it offers the item in the lane, and clears
@@ -38,6 +40,17 @@ import (
 // allocated at the first duplicate; the owner clears an evicted entry's
 // flags before it replaces it. A custom Storage has no filter, since it
 // must see every Touch.
+//
+// When an item with an entry leaves the queue (its Done), the owner
+// evicts the entry, so that the table does not keep the item, and puts
+// in its place a stub that holds only the item's hash. The first Add of
+// an item of that hash replaces the stub by a new entry of its item (a
+// compare-and-swap: the only slots callers write are stubs), and takes
+// its sent flag as it puts its request; the Adds after it find the entry
+// set, as they would have found the old one. So that an item never has
+// two entries, a bucket holds a stub only of a hash that no other entry
+// or stub of the bucket has, and an item's entry goes in the place of the
+// stub of its hash if there is one, whoever makes it.
 type filter[T comparable] struct {
 	seed  maphash.Seed
 	table atomic.Pointer[[filterSize]atomic.Pointer[hotEntry[T]]] // nil until the first item re-added
@@ -51,9 +64,11 @@ const (
 	filterWays = 4
 )
 
-// hotEntry is an item's entry in the filter.
+// hotEntry is an item's entry in the filter, or a stub.
 type hotEntry[T comparable] struct {
-	item T // written before the entry is published, never after
+	item T      // written before the entry is published, never after; the zero value in a stub
+	hash uint64 // filter.hash of item, written before the entry is published
+	stub bool   // the trace of an item that left (see leave): never trusted, its flags never set
 	noop atomic.Bool
 	sent atomic.Bool
 	dead atomic.Bool // evicted: its flags may be stale
@@ -63,8 +78,9 @@ func newFilter[T comparable]() *filter[T] { return &filter[T]{seed: maphash.Make
 
 // skip reports whether an Add of item would change nothing now, or after
 // an Add of it already in the inbox. If not, it returns item's entry, if
-// it has one, for the Add to set its sent flag. Any goroutine may call it;
-// f may be nil.
+// it has one, for the Add to set its sent flag: if item left the queue
+// with an entry, a new one in the place of its stub. Any goroutine may
+// call it; f may be nil.
 func (f *filter[T]) skip(item T) (*hotEntry[T], bool) {
 	if f == nil {
 		return nil, false
@@ -73,9 +89,17 @@ func (f *filter[T]) skip(item T) (*hotEntry[T], bool) {
 	if t == nil {
 		return nil, false
 	}
-	e := find(t, f.bucket(item), item)
+	h := f.hash(item)
+	i, e := look(t, h, item)
 	if e == nil {
 		return nil, false
+	}
+	if e.stub {
+		ne := &hotEntry[T]{item: item, hash: h}
+		if t[i].CompareAndSwap(e, ne) {
+			return ne, false
+		}
+		return nil, false // another Add, or the owner, took the stub's place
 	}
 	if !e.noop.Load() && !e.sent.Load() {
 		return e, false
@@ -86,19 +110,27 @@ func (f *filter[T]) skip(item T) (*hotEntry[T], bool) {
 	return e, true
 }
 
-// bucket returns the index of the first of item's slots.
-func (f *filter[T]) bucket(item T) uint64 {
-	return maphash.Comparable(f.seed, item) & (filterSize - filterWays)
-}
+// hash returns item's hash, never 0: its bits 2 to 11 pick its bucket,
+// and its low 12 bits its index of the departures.
+func (f *filter[T]) hash(item T) uint64 { return maphash.Comparable(f.seed, item) | 1 }
 
-// find returns item's entry in the bucket at b of t, or nil.
-func find[T comparable](t *[filterSize]atomic.Pointer[hotEntry[T]], b uint64, item T) *hotEntry[T] {
-	for i := b; i < b+filterWays; i++ {
-		if e := t[i].Load(); e != nil && e.item == item {
-			return e
+// bucket returns the index of the first slot of the bucket of the hash h.
+func bucket(h uint64) uint64 { return h & (filterSize - filterWays) }
+
+// look returns item's entry in t, h being item's hash, and its slot; if
+// item has none, the stub of h and its slot; or nil.
+func look[T comparable](t *[filterSize]atomic.Pointer[hotEntry[T]], h uint64, item T) (slot uint64, e *hotEntry[T]) {
+	var stub *hotEntry[T]
+	for i := bucket(h); i < bucket(h)+filterWays; i++ {
+		if x := t[i].Load(); x != nil && x.hash == h {
+			if x.stub {
+				slot, stub = i, x
+			} else if x.item == item {
+				return i, x
+			}
 		}
 	}
-	return nil
+	return slot, stub
 }
 
 // entry returns item's entry, or nil. Owner only.
@@ -107,12 +139,16 @@ func (f *filter[T]) entry(item T) *hotEntry[T] {
 	if t == nil {
 		return nil
 	}
-	return find(t, f.bucket(item), item)
+	if _, e := look(t, f.hash(item), item); e != nil && !e.stub {
+		return e
+	}
+	return nil
 }
 
-// insert gives item an entry, unless it has one, and returns it: an empty
-// slot of its bucket goes first, then one whose item gone reports the
-// queue no longer knows, then the last. Owner only.
+// insert gives item an entry, unless it has one, and returns it: in the
+// place of the stub of its hash, if its bucket has one; otherwise in an
+// empty slot, then in another stub's, then in the slot of an item that
+// gone reports the queue no longer knows, then in the last. Owner only.
 func (f *filter[T]) insert(item T, gone func(T) bool) *hotEntry[T] {
 	t := f.table.Load()
 	if t == nil {
@@ -120,27 +156,63 @@ func (f *filter[T]) insert(item T, gone func(T) bool) *hotEntry[T] {
 		f.left = new([filterSize]uint64)
 		f.table.Store(t)
 	}
-	b := f.bucket(item)
-	if e := find(t, b, item); e != nil {
-		return e
-	}
-	slot := b + filterWays - 1
-	for i := b; i < b+filterWays; i++ {
-		if t[i].Load() == nil {
-			slot = i
-			break
+	h := f.hash(item)
+	for {
+		slot, old := look(t, h, item)
+		if old != nil && !old.stub {
+			return old
 		}
-		if slot == b+filterWays-1 && gone(t[i].Load().item) {
-			slot = i // unless an empty slot comes
+		if old == nil {
+			slot = victim(t, bucket(h), gone)
+			old = t[slot].Load()
+		}
+		e := &hotEntry[T]{item: item, hash: h}
+		if old == nil || !old.stub {
+			if old != nil {
+				evict(old)
+			}
+			t[slot].Store(e) // no caller writes an empty slot or an entry's
+			return e
+		}
+		if t[slot].CompareAndSwap(old, e) {
+			return e
+		}
+		// An Add took the stub's place first, with an entry of its item:
+		// look again.
+	}
+}
+
+// victim returns the slot of the bucket at b that a new entry takes when
+// its hash has no stub there: an empty one, a stub's, an entry's whose
+// item gone reports the queue no longer knows, or the last.
+func victim[T comparable](t *[filterSize]atomic.Pointer[hotEntry[T]], b uint64, gone func(T) bool) uint64 {
+	stub, goneAt := -1, -1
+	for i := range filterWays {
+		switch e := t[b+uint64(i)].Load(); {
+		case e == nil:
+			return b + uint64(i)
+		case e.stub:
+			if stub < 0 {
+				stub = i
+			}
+		case goneAt < 0 && gone(e.item):
+			goneAt = i
 		}
 	}
-	if old := t[slot].Load(); old != nil {
-		old.dead.Store(true) // before it leaves the table: see the invariant
-		old.noop.Store(false)
+	switch {
+	case stub >= 0:
+		return b + uint64(stub)
+	case goneAt >= 0:
+		return b + uint64(goneAt)
 	}
-	e := &hotEntry[T]{item: item}
-	t[slot].Store(e)
-	return e
+	return b + filterWays - 1
+}
+
+// evict makes e, an entry about to leave the table, trusted by nobody:
+// a caller that looked it up before may still hold it.
+func evict[T comparable](e *hotEntry[T]) {
+	e.dead.Store(true) // before it leaves the table: see the invariant
+	e.noop.Store(false)
 }
 
 // The owner's side: it keeps the flags of the items with an entry in step
@@ -148,9 +220,15 @@ func (f *filter[T]) insert(item T, gone func(T) bool) *hotEntry[T] {
 // nothing on a nil filter.
 
 // added follows an add of item that the state applied: an item the queue
-// knew gets an entry, and the entry's flag follows the item's state.
+// knew gets an entry, and the entry's flag follows the item's state. Once
+// shutdown has begun, an add the state ignored leaves no entry (an Add
+// may have put one in a stub's place).
 func (f *filter[T]) added(q *state.Queue[T], item T, known bool) {
 	if f == nil || !known && f.table.Load() == nil {
+		return
+	}
+	if !known && q.Phase() != state.Running {
+		f.leave(item, false)
 		return
 	}
 	e := f.entry(item)
@@ -174,7 +252,7 @@ func noop[T comparable](q *state.Queue[T], item T) bool {
 // cameBack reports whether item is the last item that left the queue at
 // its index of the departures. Owner only, once the table exists.
 func (f *filter[T]) cameBack(item T) bool {
-	h := maphash.Comparable(f.seed, item) | 1 // never 0
+	h := f.hash(item)
 	i := h & (filterSize - 1)
 	if f.left[i] != h {
 		return false
@@ -185,16 +263,57 @@ func (f *filter[T]) cameBack(item T) bool {
 
 // sync sets the flag of item's entry, if it has one, from its state:
 // after a Done, and after an item came back to the ready order. An item
-// without one that left the queue is noted (see cameBack).
+// that left the queue leaves the table (leave).
 func (f *filter[T]) sync(q *state.Queue[T], item T) {
 	if f == nil || f.table.Load() == nil {
 		return
 	}
-	if e := f.entry(item); e != nil {
+	if q.Status(item) == state.Absent {
+		f.leave(item, true)
+	} else if e := f.entry(item); e != nil {
 		e.noop.Store(noop(q, item))
-	} else if q.Status(item) == state.Absent {
-		h := maphash.Comparable(f.seed, item) | 1
-		f.left[h&(filterSize-1)] = h
+	}
+}
+
+// leave follows item's departure from the queue: item is noted in the
+// departures (see cameBack), and its entry, if it has one, is evicted, so
+// that the table keeps no item the queue no longer holds. With stub, a
+// stub of item's hash takes the entry's place, unless the bucket has
+// another entry or stub of that hash (see the invariant). Owner only, once
+// the table exists.
+func (f *filter[T]) leave(item T, stub bool) {
+	t := f.table.Load()
+	h := f.hash(item)
+	f.left[h&(filterSize-1)] = h
+	i, e := look(t, h, item)
+	if e == nil || e.stub {
+		return
+	}
+	var s *hotEntry[T]
+	if stub {
+		s = &hotEntry[T]{hash: h, stub: true}
+		for j := bucket(h); j < bucket(h)+filterWays; j++ {
+			if o := t[j].Load(); j != i && o != nil && o.hash == h {
+				s = nil
+			}
+		}
+	}
+	evict(e)
+	t[i].Store(s) // no caller writes an entry's slot
+}
+
+// forget evicts the entries of the items the queue no longer knows, once
+// a shutdown has dropped the delayed items (state.Queue.Drain, End),
+// which is no event of each item. Owner only.
+func (f *filter[T]) forget(q *state.Queue[T]) {
+	if f == nil || f.table.Load() == nil {
+		return
+	}
+	t := f.table.Load()
+	for i := range t {
+		if e := t[i].Load(); e != nil && !e.stub && q.Status(e.item) == state.Absent {
+			f.leave(e.item, false)
+		}
 	}
 }
 

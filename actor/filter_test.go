@@ -1,6 +1,7 @@
 package actor
 
 import (
+	"math"
 	"testing"
 	"testing/synctest"
 
@@ -19,9 +20,9 @@ func TestFilterTable(t *testing.T) {
 	}
 	// Items whose entries share a bucket.
 	var same []int
-	b := f.bucket(0)
+	b := bucket(f.hash(0))
 	for i := 0; len(same) < filterWays+1; i++ {
-		if f.bucket(i) == b {
+		if bucket(f.hash(i)) == b {
 			same = append(same, i)
 		}
 	}
@@ -123,8 +124,9 @@ func TestFilterAddAfterClaimCountingOnDuplicate(t *testing.T) {
 	sl.hot.sent.Store(false)
 	q.Add(2) // another request, so that the next two share a batch
 	q.Add(1) // sets sent: its request is before the claim
-	r, _ := c.inbox.take()
-	o.serve(r) // sees no claim yet
+	r, seq, first := c.inbox.take()
+	o.serve(r, seq, first) // sees no claim yet
+	sl.after = c.inbox.puts.Load()
 	if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
 		t.Fatal("claim failed")
 	}
@@ -133,15 +135,179 @@ func TestFilterAddAfterClaimCountingOnDuplicate(t *testing.T) {
 	if n := c.inbox.len(); n != 1 {
 		t.Fatalf("requests waiting = %d; want 1 (the Add after the claim is skipped)", n)
 	}
-	r, _ = c.inbox.take()
-	o.serve(r) // the Add before the claim: a duplicate of a popped item
+	r, seq, first = c.inbox.take()
+	o.serve(r, seq, first) // the Add before the claim: a duplicate of a popped item
 
 	q.Done(1)
-	for o.serveRound() > 0 {
-	}
+	o.serveInbox(math.MaxInt)
 	if st := o.q.Status(1); st != state.Ready {
 		t.Fatalf("after the Done, item 1 is %v; want ready (added after its claim)", st)
 	}
 	close(c.quit)
 	o.exit()
+}
+
+// TestFilterStub drives the table through an item's departure: its entry
+// is evicted and a stub of its hash, which holds no item, takes its
+// place; the first Add of the item coming back puts a new entry in the
+// stub's place and takes its sent flag, so that the Adds after it are
+// filtered; and the owner, making an entry of an item whose stub is
+// there, makes it in the stub's place too, so that no item has two.
+func TestFilterStub(t *testing.T) {
+	f := newFilter[int]()
+	never := func(int) bool { return false }
+	var same []int // items of one bucket
+	b := bucket(f.hash(0))
+	for i := 0; len(same) < filterWays+1; i++ {
+		if bucket(f.hash(i)) == b {
+			same = append(same, i)
+		}
+	}
+	x := same[1]
+	f.insert(same[0], never)
+	e := f.insert(x, never)
+	tb := f.table.Load()
+	f.leave(same[0], false) // its slot is empty now, before x's
+	if tb[b].Load() != nil {
+		t.Fatal("leave without a stub left something in the entry's place")
+	}
+	e.noop.Store(true)
+	f.leave(x, true)
+	if !e.dead.Load() || e.noop.Load() {
+		t.Fatal("the entry of an item that left is not evicted")
+	}
+	if f.entry(x) != nil {
+		t.Fatal("an item that left still has an entry")
+	}
+	holding := func(item int) (n int) {
+		for i := range tb {
+			if h := tb[i].Load(); h != nil && !h.stub && h.item == item {
+				n++
+			}
+		}
+		return n
+	}
+	if n := holding(x); n != 0 {
+		t.Fatalf("%d slots hold item %d after it left", n, x)
+	}
+	i, s := look(tb, f.hash(x), x)
+	if s == nil || !s.stub || s.hash != f.hash(x) || i != b+1 {
+		t.Fatalf("look after the departure = slot %d, %+v; want the stub of its hash in slot %d", i, s, b+1)
+	}
+	if _, skip := f.skip(x); skip {
+		t.Fatal("skip of an item that left = true")
+	}
+	// That skip was an Add coming back: its entry took the stub's place.
+	ne := tb[b+1].Load()
+	if ne == nil || ne.stub || ne.item != x || ne == e {
+		t.Fatalf("after an Add came back, the stub's slot holds %+v; want a new entry of %d", ne, x)
+	}
+	if got, skip := f.skip(x); skip || got != ne {
+		t.Fatalf("skip of a come-back before its Add is sent = %p, %v; want its entry, false", got, skip)
+	}
+	if !ne.mark() {
+		t.Fatal("the come-back's Add could not take the sent flag")
+	}
+	if _, skip := f.skip(x); !skip {
+		t.Fatal("an Add after the come-back's Add is not filtered")
+	}
+	if f.insert(x, never) != ne || f.entry(x) != ne {
+		t.Fatal("the owner does not find the entry an Add made")
+	}
+	ne.unmark()
+
+	// The owner makes the entry of an item whose stub is there: in the
+	// stub's place, not in the empty slot before it.
+	f.leave(x, true)
+	if got := f.insert(x, never); tb[b+1].Load() != got || holding(x) != 1 {
+		t.Fatal("the owner's entry of a come-back is not in its stub's place alone")
+	}
+
+	// A stub goes before an entry of an item gone, and after an empty
+	// slot.
+	f.leave(x, true) // stub in b+1
+	f.insert(same[2], never)
+	f.insert(same[3], never)
+	f.insert(same[0], never)
+	if tb[b].Load() == nil || tb[b].Load().item != same[2] || !tb[b+1].Load().stub {
+		t.Fatal("an empty slot did not go before a stub")
+	}
+	f.insert(same[4], func(int) bool { return true })
+	if got := tb[b+1].Load(); got == nil || got.stub || got.item != same[4] {
+		t.Fatal("a stub's slot did not go before an entry of an item gone")
+	}
+	if _, skip := f.skip(x); skip || f.entry(x) != nil {
+		t.Fatal("an Add of an item whose stub was replaced found an entry")
+	}
+
+	// No stub of a hash that another entry of the bucket has: a stand-in
+	// for an item of the same hash as same[3].
+	f.leave(same[2], false)
+	tb[b].Store(&hotEntry[int]{item: -1, hash: f.hash(same[3])})
+	f.leave(same[3], true)
+	if _, s := look(tb, f.hash(same[3]), same[3]); s != nil {
+		t.Fatal("a stub of a hash that another entry has")
+	}
+}
+
+// TestFilterNothingLeft: an item re-added while ready gets an entry;
+// once it is handed out and Done, no slot of the table holds it, the
+// next Add of it goes to the owner with a new entry in the place of its
+// stub, and the Adds after that one are filtered. After shutdown, an add
+// the state ignored leaves no entry.
+func TestFilterNothingLeft(t *testing.T) {
+	o := newOwner(Config[int]{paths: &allPaths})
+	c := o.c
+	q := &Queue[int]{c: c}
+	f := o.filter
+	q.Add(1)
+	o.serveRound()
+	q.Add(1) // a duplicate that reaches the owner: 1 gets an entry
+	o.serveRound()
+	old := f.entry(1)
+	if old == nil {
+		t.Fatal("no entry for an item re-added while ready")
+	}
+	o.offers.wanted = true
+	o.handOut() // offers 1 in the lane
+	sl := c.lane.receive()
+	if item, _, ok := c.lane.claim(c, sl); !ok || item != 1 {
+		t.Fatalf("claim = %d, %v; want 1, true", item, ok)
+	}
+	q.Done(1)
+	o.serveRound() // sees the claim, then applies the Done: 1 left
+	if st := o.q.Status(1); st != state.Absent {
+		t.Fatalf("after its Done, item 1 is %v; want absent", st)
+	}
+	tb := f.table.Load()
+	for i := range tb {
+		if e := tb[i].Load(); e != nil && !e.stub && e.item == 1 {
+			t.Fatalf("slot %d holds item 1 after it left the queue", i)
+		}
+	}
+	if !old.dead.Load() {
+		t.Fatal("the entry of an item that left is not dead")
+	}
+	q.Add(1) // comes back: a new entry, and a request
+	q.Add(1) // filtered: an Add is in the inbox
+	q.Add(1)
+	if n := c.inbox.len(); n != 1 {
+		t.Fatalf("requests waiting = %d; want 1 (the come-back's Add)", n)
+	}
+	o.serveRound()
+	e := f.entry(1)
+	if e == nil || e == old || !e.noop.Load() || e.sent.Load() {
+		t.Fatalf("entry of the come-back = %+v; want a new one, noop and not sent", e)
+	}
+	if st := o.q.Status(1); st != state.Ready {
+		t.Fatalf("after it came back, item 1 is %v; want ready", st)
+	}
+
+	close(c.quit)
+	o.exit()
+	f.insert(2, func(int) bool { return false })
+	f.added(o.q, 2, o.q.Add(2, state.Opts{}, 0)) // ignored: the queue has ended
+	if f.entry(2) != nil {
+		t.Fatal("an add ignored after shutdown left an entry")
+	}
 }

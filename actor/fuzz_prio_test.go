@@ -288,13 +288,6 @@ func FuzzPriorityQueue(f *testing.F) {
 						if len(m.ready) == 0 {
 							continue
 						}
-						if fair {
-							// A Get may take an item the lane offered before
-							// the owner applied its caller's adds, as if it
-							// came before them (the Fairness doc); the model
-							// follows the order of the calls.
-							synctest.Wait()
-						}
 						want, wantP := m.get()
 						got, gotP, shutdown := q.GetWithPriority()
 						if shutdown || got != want || gotP != wantP {

@@ -1,6 +1,9 @@
 package actor
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // inbox carries the callers' requests to the owner goroutine, in one
 // order: every request of a caller after its earlier ones, so a caller's
@@ -31,7 +34,12 @@ type inbox[T comparable] struct {
 
 	batch []request[T] // the owner's: the requests taken, served from next on
 	next  int
-	swaps uint64 // the owner's: counts the batches taken
+
+	// puts counts the requests put, taken the requests taken (the
+	// owner's): a request's number in the order of requests is the puts
+	// before it, and the request take returns is number taken-1.
+	puts  atomic.Uint64
+	taken uint64
 }
 
 // addsSize is how many adds an inbox holds before the next add waits, and
@@ -74,6 +82,7 @@ func (in *inbox[T]) put(r request[T], hot *hotEntry[T], done <-chan struct{}) bo
 		}
 	}
 	in.reqs = append(in.reqs, r)
+	in.puts.Add(1)
 	ring := in.sleeping
 	in.sleeping = false
 	in.mu.Unlock()
@@ -107,12 +116,16 @@ func (in *inbox[T]) wait(n *int, limit int, done <-chan struct{}) bool {
 	return true
 }
 
-// take returns the next request, if one is there, without waiting. The
-// request stays valid until the next take. A batch's array is cleared as
-// a whole once it is served, so that the collector can have what its
+// take returns the next request, if one is there, without waiting, with
+// its number in the order of requests, and whether it is the first of a
+// batch: every request of a batch was put before the batch was taken.
+// The request stays valid until the next take, or until idle. A batch's
+// array is cleared as a whole once it is served (at the next take, or as
+// the owner goes to sleep: idle), so that the collector can have what its
 // requests point to.
-func (in *inbox[T]) take() (*request[T], bool) {
-	if in.next == len(in.batch) {
+func (in *inbox[T]) take() (r *request[T], seq uint64, first bool) {
+	first = in.next == len(in.batch)
+	if first {
 		clear(in.batch)
 		in.mu.Lock()
 		in.batch, in.reqs = in.reqs, in.batch[:0]
@@ -124,19 +137,13 @@ func (in *inbox[T]) take() (*request[T], bool) {
 		in.mu.Unlock()
 		in.next = 0
 		if len(in.batch) == 0 {
-			return nil, false
+			return nil, 0, false
 		}
-		in.swaps++
 	}
 	in.next++
-	return &in.batch[in.next-1], true
+	in.taken++
+	return &in.batch[in.next-1], in.taken - 1, first
 }
-
-// batches counts the batches taken so far: every request taken since the
-// last change of the count was sent before its batch was taken. The owner
-// notes the first request of each batch (owner.serve): it sees the lane's
-// claims then, and with fairness by work time reads the clock.
-func (in *inbox[T]) batches() uint64 { return in.swaps }
 
 // len returns how many requests are there now.
 func (in *inbox[T]) len() int {
@@ -149,11 +156,18 @@ func (in *inbox[T]) len() int {
 // empty reports whether no request is there now.
 func (in *inbox[T]) empty() bool { return in.len() == 0 }
 
-// idle returns what the owner's select waits on once take found nothing:
-// a bell that rings once requests arrived (then the owner takes them), or
-// a closed channel if some are there already. The owner calls woke once
-// its select returns.
+// idle returns what the owner's select waits on once it has served what
+// it took: a bell that rings once requests arrived (then the owner takes
+// them), or a closed channel if some are there already. A batch served to
+// its end is cleared first: a round can end on a batch's last request
+// (roundSize of them) without a take after it, and the owner must not
+// sleep on requests that keep their items. The owner calls woke once its
+// select returns.
 func (in *inbox[T]) idle() <-chan struct{} {
+	if in.next == len(in.batch) && in.next > 0 {
+		clear(in.batch)
+		in.batch, in.next = in.batch[:0], 0
+	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if len(in.reqs) > 0 || in.next < len(in.batch) {

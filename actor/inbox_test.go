@@ -40,8 +40,8 @@ func TestInboxRoom(t *testing.T) {
 				if got := in.len(); got != tc.limit+2 {
 					t.Fatalf("len() = %d while a put waits; want %d", got, tc.limit+2)
 				}
-				if r, ok := in.take(); !ok || r.item != 0 {
-					t.Fatalf("take() = %d, %v; want 0, true", r.item, ok)
+				if r, _, _ := in.take(); r == nil || r.item != 0 {
+					t.Fatalf("take() = %v; want item 0", r)
 				}
 				wg.Wait()
 				if !sent {

@@ -13,19 +13,22 @@ import (
 // owner as it would without the lane. Its invariant:
 //
 //	a slot in the lane holds an item popped from the state (ready by the
-//	rules until a consumer claims it); before the owner applies a request
-//	it has told the state of every claim made before the request was sent
-//	(state.Received); a slot not claimed is revoked before its item goes
-//	back (state.Return, newest first, which undoes the pops).
+//	rules until a consumer claims it); a claim notes how many requests
+//	were put before it (after), and the state hears of it (Received)
+//	after those requests and before the others; a slot not claimed is
+//	revoked before its item goes back (state.Return, newest first, which
+//	undoes the pops exactly).
 //
 // So an Add of an item in the lane is a duplicate, a Done of one does
-// nothing, Len counts it, and a consumer's Done of an item it claimed is
-// applied after the claim. The owner takes the lane back whenever what it
-// offers might no longer come first (offers.go), and the gate (gate.go)
-// keeps a Get from claiming past an item at a higher priority that its
-// caller's own earlier add made ready. With fairness the lane offers a few
-// items per consumer asking, so a key that joins the turns waits behind
-// those at most.
+// nothing, Len counts it, and a claim takes effect where its caller's
+// calls put it: after those it made before, before its Done. The owner
+// takes the lane back whenever what it offers might no longer come first
+// (offers.go), and the gate (gate.go) keeps a Get from claiming past an
+// item at a higher priority that its caller's own earlier add made ready.
+// With fairness the lane offers only to consumers that contend (a claim
+// made before the owner applied its caller's add would take its key's
+// turn before that add's), a few items per consumer asking, so a key that
+// joins the turns waits behind those at most.
 //
 // This file is what consumers and the owner share: the ring, the claim
 // bits and the gate's word; offers.go is the owner's side. The ring has
@@ -73,6 +76,8 @@ type slot[T comparable] struct {
 	item  T
 	place order.Place
 	at    int64        // with stamp: the consumer's clock reading at its claim
+	after uint64       // the requests put before its claim (inbox.puts): it comes after them
+	readd bool         // owner only: add the item again once the state hears of the claim (offers.owe)
 	hot   *hotEntry[T] // the item's filter entry, which the claim tells (filter.go)
 	idx   int          // its index in offers.all and lane.claims; never changes
 	num   uint64       // owner only: its number in the lane, as offered
@@ -138,6 +143,7 @@ func (l *lane[T]) claim(c *shared[T], sl *slot[T]) (item T, prio int, ok bool) {
 		sl.at = c.since()
 	}
 	sl.hot.claiming() // before the item is processing (filter.go)
+	sl.after = c.inbox.puts.Load()
 	if !l.claimed(sl) {
 		return item, 0, false
 	}

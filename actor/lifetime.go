@@ -1,6 +1,9 @@
 package actor
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // A queue's life has three phases (state.Phase). While it runs, the owner
 // goroutine holds the state. ShutDown ends the owner goroutine at once;
@@ -22,13 +25,8 @@ import "time"
 func (c *shared[T]) withRest(f func(o *owner[T])) {
 	o := <-c.rest
 	defer func() { c.rest <- o }()
-	for {
-		r, ok := c.inbox.take()
-		if !ok {
-			break
-		}
-		o.serve(r)
-	}
+	o.serveInbox(math.MaxInt)
+	o.offers.reach(o.q, c.inbox.taken) // the claims made before the caller's call
 	f(o)
 	if o.idle != nil && !o.busy() {
 		close(o.idle) // releases the ShutDownWithDrain calls made after the owner ended

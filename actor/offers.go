@@ -21,24 +21,24 @@ import (
 // gives back a slot it could not claim, and close when the lane goes off. f, the
 // duplicate filter, may be nil; so may o, for a queue without the lane.
 type offers[T comparable] struct {
-	l      *lane[T]
-	limit  int  // the most items offered at once
-	fair   bool // fairness: offer fairPerGet items per consumer asking
-	atAdd  bool // RequeueAtAdd
-	sorted bool // with metrics: the state hears of claims in the order they were offered
+	l     *lane[T]
+	limit int  // the most items offered at once
+	fair  bool // fairness: offer fairPerGet items per consumer asking
+	atAdd bool // RequeueAtAdd
 
-	all    []*slot[T] // every slot made, by index
-	free   []*slot[T]
-	sent   []*slot[T] // offered, oldest first, not yet seen claimed or taken back (nil: seen)
-	seen   []*slot[T] // see's scratch
-	base   uint64     // the number of the slot at sent[0]: slots are numbered as offered
-	sends  uint64     // the slots offered so far
-	last   order.Place
-	floor  int    // top is at least floor
-	joins  uint64 // with fairness: the state's Joins as of the last offer
-	wanted bool   // a Get found the lane empty: keep it filled
-	asking int    // with fairness: the most Gets seen waiting at once
-	shut   bool
+	all     []*slot[T] // every slot made, by index
+	free    []*slot[T]
+	sent    []*slot[T] // offered, oldest first, not yet seen claimed or taken back (nil: seen)
+	pending []*slot[T] // claimed, in the order of requests (see), not yet told to the state
+	applied uint64     // the requests before this number are applied
+	base    uint64     // the number of the slot at sent[0]: slots are numbered as offered
+	sends   uint64     // the slots offered so far
+	last    order.Place
+	floor   int    // top is at least floor
+	changes uint64 // with fairness: the state's Changes as of the last offer
+	wanted  bool   // a Get found the lane empty: keep it filled
+	asking  int    // with fairness: the most Gets seen waiting at once
+	shut    bool
 }
 
 // fairPerGet is how many items the lane offers, with fairness, for each
@@ -52,21 +52,24 @@ const fairPerGet = 4
 // it records metrics.
 func newOffers[T comparable](cfg Config[T], stamp, metrics bool) *offers[T] {
 	l := &lane[T]{stamp: stamp, wake: metrics}
-	return &offers[T]{l: l, limit: laneSize, fair: cfg.Fairness != nil, atAdd: cfg.Requeue == RequeueAtAdd, sorted: metrics}
+	return &offers[T]{l: l, limit: laneSize, fair: cfg.Fairness != nil, atAdd: cfg.Requeue == RequeueAtAdd}
 }
 
-// prepare readies the lane for r, which the owner is about to apply: if r
-// is the first of an inbox batch (fresh), the claims made before it was
-// sent are seen (every request of a batch was sent before the batch was
-// taken), and top rises to the priority of an add (a delayed one's too: a
-// deadline passing is no request a Get waits behind).
-func (o *offers[T]) prepare(q *state.Queue[T], fresh bool, r *request[T]) {
+// prepare readies the lane for r, the request of number seq, which the
+// owner is about to apply: the state hears of the claims made before r
+// was put (claims made since the first request of its batch was put are
+// collected: every request of a batch was put before the batch was
+// taken), and top rises to the priority of an add (a delayed one's too:
+// a deadline passing is no request a Get waits behind).
+func (o *offers[T]) prepare(q *state.Queue[T], seq uint64, first bool, r *request[T]) {
 	if o == nil {
 		return
 	}
-	if fresh {
-		o.see(q)
+	o.applied = seq
+	if first {
+		o.collect()
 	}
+	o.apply(q)
 	switch r.op {
 	case opAdd, opRetry, opAddAt:
 		o.raise(int(r.prio))
@@ -110,15 +113,19 @@ func (o *offers[T]) fill(q *state.Queue[T], f *filter[T], now int64, quiet func(
 	}
 	o.see(q)
 	o.keepOrder(q, f, now)
-	if !o.wanted || o.atAdd && q.Dirty() > 0 {
-		// With RequeueAtAdd, an item added again while processing may
-		// become ready at its Done ahead of what the lane would offer:
-		// meanwhile Gets ask the owner.
+	if !o.wanted || o.atAdd && (q.Dirty() > 0 || q.Delayed() > 0) || o.fair && o.asking < 2 {
+		// With RequeueAtAdd, an item added again while processing, or
+		// delayed, keeps a place that may come before what the lane would
+		// offer (at its Done, or at an Add that cuts its delay short).
+		// With fairness, a claim that comes before the owner applied its
+		// caller's own calls would take its turn before theirs: the lane
+		// offers only to consumers that contend. Meanwhile Gets ask the
+		// owner.
 		return
 	}
 	limit := o.limit
 	if o.fair {
-		limit = min(max(o.asking, 1)*fairPerGet, o.limit)
+		limit = min(o.asking*fairPerGet, o.limit)
 	}
 	for o.l.len() < limit && (len(o.free) > 0 || len(o.all) < maxSlots) {
 		item, p, ok := q.Pop(now)
@@ -129,13 +136,13 @@ func (o *offers[T]) fill(q *state.Queue[T], f *filter[T], now int64, quiet func(
 			q.Return(item, p, now) // below an add that may be on its way: Gets ask the owner
 			return
 		}
-		o.offer(item, p, f.offered(item, p.Prio), q.Joins())
+		o.offer(item, p, f.offered(item, p.Prio), q.Changes())
 	}
 }
 
-// offer sends item, popped at place p, in a slot; joins is the state's
-// Joins after the pop.
-func (o *offers[T]) offer(item T, p order.Place, hot *hotEntry[T], joins uint64) {
+// offer sends item, popped at place p, in a slot; changes is the state's
+// Changes after the pop.
+func (o *offers[T]) offer(item T, p order.Place, hot *hotEntry[T], changes uint64) {
 	var sl *slot[T]
 	if n := len(o.free); n > 0 {
 		sl, o.free = o.free[n-1], o.free[:n-1]
@@ -148,7 +155,7 @@ func (o *offers[T]) offer(item T, p order.Place, hot *hotEntry[T], joins uint64)
 	o.sent = append(o.sent, sl)
 	o.sends++
 	o.last = p
-	o.joins = joins
+	o.changes = changes
 	o.l.put(sl)
 }
 
@@ -169,7 +176,7 @@ func (o *offers[T]) keepOrder(q *state.Queue[T], f *filter[T], now int64) {
 		}
 	}
 	if o.fair {
-		if q.Joins() != o.joins {
+		if q.Changes() != o.changes {
 			o.takeBack(q, f, now) // a key that joined may go before
 		}
 		return
@@ -239,7 +246,7 @@ func (o *offers[T]) handOver(q *state.Queue[T], at int64) (item T, p order.Place
 	}
 	for sl := o.l.receive(); sl != nil; sl = o.l.receive() {
 		item, p = sl.item, sl.place
-		sl.at = at
+		sl.at, sl.after = at, o.applied
 		sl.hot.claiming()
 		if o.l.claimed(sl) {
 			o.see(q) // this claim, and those made before it
@@ -260,15 +267,36 @@ func (o *offers[T]) giveBack(q *state.Queue[T], f *filter[T], sl *slot[T], now i
 	o.release(sl)
 }
 
-// see tells the state of every claim the consumers have made so far: each
-// sets its slot's bit in claims. With sorted, in the order the slots were
-// offered (the metrics record hand-outs in that order); otherwise in the
-// order of the bits, since no rule depends on it.
+// A claim comes in the order of requests after the requests put before
+// it (slot.after) and before the others, as the caller's own calls came:
+// the state hears of it once the owner has applied those (applied), and
+// before it applies the next. Claims are collected from their bits, kept
+// in that order (pending), and applied in it.
+
+// see collects the claims made so far and tells the state of those that
+// come before the requests not yet applied.
 func (o *offers[T]) see(q *state.Queue[T]) {
 	if o == nil {
 		return
 	}
-	seen := o.seen[:0]
+	o.collect()
+	o.apply(q)
+}
+
+// reach records that every request before number n is applied, and tells
+// the state of the claims that came before n.
+func (o *offers[T]) reach(q *state.Queue[T], n uint64) {
+	if o == nil {
+		return
+	}
+	o.applied = n
+	o.see(q)
+}
+
+// collect takes the claims the consumers made so far (each sets its
+// slot's bit in claims) into pending, in their order.
+func (o *offers[T]) collect() {
+	n := len(o.pending)
 	for w := range (len(o.all) + 63) / 64 {
 		if o.l.claims[w].Load() == 0 {
 			continue
@@ -276,30 +304,56 @@ func (o *offers[T]) see(q *state.Queue[T]) {
 		for x := o.l.claims[w].Swap(0); x != 0; x &= x - 1 {
 			sl := o.all[w*64+bits.TrailingZeros64(x)]
 			o.sent[sl.num-o.base] = nil
-			seen = append(seen, sl)
+			o.pending = append(o.pending, sl)
 		}
 	}
-	if len(seen) > 1 && o.sorted {
-		slices.SortFunc(seen, func(a, b *slot[T]) int { return cmp.Compare(a.num, b.num) })
+	if len(o.pending) > n && len(o.pending) > 1 {
+		slices.SortFunc(o.pending, func(a, b *slot[T]) int {
+			return cmp.Or(cmp.Compare(a.after, b.after), cmp.Compare(a.num, b.num))
+		})
 	}
-	for i, sl := range seen {
-		q.Received(sl.item, sl.place, sl.at)
-		o.release(sl)
-		seen[i] = nil
-	}
-	o.seen = seen[:0]
 	o.dropSeen()
 }
 
-// claimed reports whether a consumer claimed item's slot and the state has
-// not heard of it yet.
-func (o *offers[T]) claimed(item T) bool {
-	for _, sl := range o.sent {
-		if sl != nil && sl.item == item && sl.state.Load() == slotClaimed {
-			return true
+// apply tells the state of the pending claims that came before the
+// requests not yet applied.
+func (o *offers[T]) apply(q *state.Queue[T]) {
+	k := 0
+	for k < len(o.pending) && o.pending[k].after <= o.applied {
+		sl := o.pending[k]
+		q.Received(sl.item, sl.place, sl.at)
+		if sl.readd { // an Add made after the claim counted on one before it
+			q.Add(sl.item, state.Opts{}, sl.at)
+		}
+		o.release(sl)
+		k++
+	}
+	if k > 0 {
+		n := copy(o.pending, o.pending[k:])
+		clear(o.pending[n:])
+		o.pending = o.pending[:n]
+	}
+}
+
+// owe marks item's slot, if a consumer claimed it and the state has not
+// heard of it yet, so that the item is added again once it does (see
+// owner.unmark).
+func (o *offers[T]) owe(item T) {
+	if o == nil {
+		return
+	}
+	for _, sl := range o.pending {
+		if sl.item == item {
+			sl.readd = true
+			return
 		}
 	}
-	return false
+	for _, sl := range o.sent {
+		if sl != nil && sl.item == item && sl.state.Load() == slotClaimed {
+			sl.readd = true
+			return
+		}
+	}
 }
 
 // dropSeen drops the seen slots at the front of sent, keeping its array.

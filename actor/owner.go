@@ -1,6 +1,8 @@
 package actor
 
 import (
+	"math"
+
 	"github.com/actorq/actorq/actor/internal/order"
 	"github.com/actorq/actorq/actor/internal/state"
 )
@@ -20,7 +22,6 @@ type owner[T comparable] struct {
 	filter  *filter[T]   // the duplicate filter, or nil (shared with callers: c.filter)
 	waiting []*waiter[T] // Get and GetBatch calls waiting for an item, oldest first
 	at      int64        // with stamps: the instant of the event being applied
-	batch   uint64       // the inbox batch of the request last served (inbox.batches)
 	metrics bool         // the state records metrics: refresh them
 
 	dueAlarm  alarm         // armed to the earliest deadline
@@ -61,17 +62,20 @@ func (o *owner[T]) loop() {
 	}
 }
 
-// serveRound serves up to roundSize requests that are already waiting,
-// and returns how many it served.
-func (o *owner[T]) serveRound() int {
-	for i := range roundSize {
-		r, ok := o.c.inbox.take()
-		if !ok {
-			return i
+// serveRound serves up to roundSize requests that are already waiting.
+func (o *owner[T]) serveRound() { o.serveInbox(roundSize) }
+
+// serveInbox serves up to n requests waiting in the inbox, in the order
+// they were put. The owner goroutine calls it, and so do callers once it
+// ended (lifetime.go).
+func (o *owner[T]) serveInbox(n int) {
+	for range n {
+		r, seq, first := o.c.inbox.take()
+		if r == nil {
+			return
 		}
-		o.serve(r)
+		o.serve(r, seq, first)
 	}
-	return roundSize
 }
 
 // wait blocks until one thing happens and serves it. It reports whether
@@ -170,6 +174,7 @@ func (o *owner[T]) serveDue() {
 // GetBatch calls first (what the lane offers goes first, so it comes
 // back), then the lane.
 func (o *owner[T]) handOut() {
+	o.offers.reach(o.q, o.c.inbox.taken) // every request taken is applied
 	if len(o.waiting) > 0 {
 		o.offers.takeBack(o.q, o.filter, o.now())
 		o.serveWaiters()
@@ -217,13 +222,8 @@ func (o *owner[T]) refresh() {
 // requests sent after, concurrent with the shutdown, are served later,
 // and then their adds are ignored (state.Queue.Add).
 func (o *owner[T]) flush() {
-	for range o.c.inbox.len() {
-		r, ok := o.c.inbox.take()
-		if !ok {
-			return
-		}
-		o.serve(r)
-	}
+	o.serveInbox(o.c.inbox.len())
+	o.offers.reach(o.q, o.c.inbox.taken)
 }
 
 // startDrain begins ShutDownWithDrain: delays are dropped, the lane is
@@ -232,6 +232,7 @@ func (o *owner[T]) startDrain() {
 	o.drain = nil
 	o.flush()
 	o.q.Drain()
+	o.filter.forget(o.q)
 	o.dueAlarm.stop()
 	o.tickAlarm.stop() // client-go refreshes nothing once shutting down
 	o.offers.close(o.q, o.filter, o.now())
@@ -248,16 +249,11 @@ func (o *owner[T]) exit() {
 	o.tickAlarm.stop()
 	o.flush() // what was sent before ShutDown counts
 	o.q.End()
+	o.filter.forget(o.q)
 	o.offers.close(o.q, o.filter, o.now())
 	o.serveWaiters()
 	close(o.c.out)
 	close(o.c.done)
-	for {
-		r, ok := o.c.inbox.take()
-		if !ok {
-			break
-		}
-		o.serve(r) // sent as the owner ended: adds among them are ignored
-	}
+	o.serveInbox(math.MaxInt) // sent as the owner ended: adds among them are ignored
 	o.c.rest <- o
 }

@@ -6,15 +6,15 @@ import (
 	"github.com/actorq/actorq/actor/internal/state"
 )
 
-// serve applies one request to the state. The owner goroutine calls it,
-// and so do callers for requests still in the inbox after the owner ended.
-func (o *owner[T]) serve(r *request[T]) {
-	fresh := o.c.inbox.batches() != o.batch // r is the first of a batch
-	o.batch = o.c.inbox.batches()
+// serve applies r, the request of number seq (inbox.take), to the state;
+// first says whether it was the first of its inbox batch. The owner
+// goroutine calls it, and so do callers for requests still in the inbox
+// after the owner ended.
+func (o *owner[T]) serve(r *request[T], seq uint64, first bool) {
 	if o.c.stamped && r.op != opCancel {
 		o.at = r.at
 	}
-	o.offers.prepare(o.q, fresh, r)
+	o.offers.prepare(o.q, seq, first, r)
 	switch r.op {
 	case opAdd:
 		o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys}, o.at)
@@ -42,6 +42,7 @@ func (o *owner[T]) serve(r *request[T]) {
 	case opCancel:
 		o.cancel(r.w)
 	case opLimit:
+		o.offers.takeBack(o.q, o.filter, o.now()) // popped items count against the caps
 		o.q.SetLimit(r.w.limit)
 		r.w.answer()
 	case opSnapshot:
@@ -137,18 +138,17 @@ func (o *owner[T]) done(item T, at int64) {
 // unmark clears the sent flag that the Add r took (filter.go). If r's
 // item was in the lane and a consumer claimed it before the flag was
 // clear, an Add made after the claim may have found the flag set and
-// counted on r, which the state applied before it heard of the claim, as
-// a duplicate: then the owner hears of the claim now and adds the item
-// again, so that it runs again after its Done. (A claim after the clear
+// counted on r, which the state applied before the claim, as a duplicate:
+// then the item is added again once the state hears of the claim, so that
+// it runs again after its Done (offers.owe). (A claim after the clear
 // needs nothing: Adds made after it find the flag clear.)
 func (o *owner[T]) unmark(r *request[T]) {
 	if r.hot == nil {
 		return
 	}
 	r.hot.unmark()
-	if o.offers != nil && o.q.Status(r.item) == state.Popped && o.offers.claimed(r.item) {
-		o.offers.see(o.q)
-		o.add(r.item, state.Opts{}, o.at)
+	if o.q.Status(r.item) == state.Popped {
+		o.offers.owe(r.item)
 	}
 }
 

@@ -45,6 +45,9 @@ func (o *Prio[T]) popStarving() (item T, p Place, ok bool) {
 		key = o.KeyOf(oldest.item)
 	}
 	f := o.ids.flow(key)
+	if o.rec != nil && f != nil {
+		o.notePaths(o.leafOf(b, key))
+	}
 	o.countOut(f)
 	o.drop(b, oldest.item, key) // its leaf entry goes stale
 	o.tookOut(f)

@@ -244,7 +244,7 @@ func (o *Prio[T]) moveOut(f *flow[T], d int) {
 // settleFlow restores the invariant for every node of f.
 func (o *Prio[T]) settleFlow(f *flow[T]) {
 	for x := f.nodes; x != nil; x = x.sib {
-		o.settle(x, false)
+		o.settle(x)
 	}
 }
 
@@ -287,6 +287,7 @@ func (o *Prio[T]) SetLimit(keys []string, l Limit) {
 	for _, k := range keys {
 		f = o.child(f, k)
 	}
+	o.changes++ // a popped item may be over a lower cap
 	was := o.blocked(f)
 	f.cap = int32(min(l.Cap, math.MaxInt32))
 	f.weight = int32(min(max(l.Weight, 1), math.MaxInt32))

@@ -17,12 +17,14 @@ package order
 // Place is where a ready item goes: its priority, its sequence number
 // (first in, first out within a priority: lower goes first), the instant
 // it became ready (for the starvation bound), and the id of its fairness
-// keys ([Prio.Hold]; 0 without fairness).
+// keys ([Prio.Hold]; 0 without fairness). An item popped ahead
+// ([Prio.PopAhead]) has in Undo the id of its pop's notes.
 type Place struct {
 	Prio int
 	Seq  uint64
 	At   int64 // nanoseconds since the queue's epoch
 	Key  uint32
+	Undo uint32
 }
 
 // Order holds ready items in hand-out order.
@@ -92,6 +94,8 @@ func (o *StorageOrder[T]) Len() int               { return len(o.front) + o.S.Le
 func (o *StorageOrder[T]) Pop(int64) (T, Place) {
 	if len(o.front) > 0 {
 		item := o.front[0]
+		var zero T
+		o.front[0] = zero // the array outlives the item
 		o.front = o.front[1:]
 		return item, Place{}
 	}

@@ -36,11 +36,11 @@ type Prio[T comparable] struct {
 	top   *band[T] // the band of prios[0], nil if none: most pushes and every pop use it
 	n     int
 
-	dead  map[deadKey[T]]int // stale entries not yet reached, per item and container
-	peak  int                // the most keys dead held since it was last made
-	bound int64              // the starvation bound in nanoseconds; 0 for none
-	now   int64              // the instant of the Pop under way (for the bound)
-	joins uint64             // counts the items that may now go before items popped (Joins)
+	dead    map[deadKey[T]]int // stale entries not yet reached, per item and container
+	peak    int                // the most keys dead held since it was last made
+	bound   int64              // the starvation bound in nanoseconds; 0 for none
+	now     int64              // the instant of the Pop under way (for the bound)
+	changes uint64             // the events after which items popped ahead may not come first (Changes)
 
 	// KeyOf returns the key id a ready item was queued with; with
 	// fairness and a bound, Pop needs it to hand out an item from the
@@ -67,9 +67,12 @@ type Prio[T comparable] struct {
 	spareFlows []*flow[T]
 	ids        keyIDs[T] // the flows that items hold, by id
 	nout       int       // items out (popped or processing)
-	back       int64     // the last turn number given at the back of a heap of turns
-	front      int64     // the last given at the front (counts down)
-	busy       *busy[T]  // the first-level keys by load, if counted (CountKeys)
+	undos      []undo[T] // the notes of the pops ahead, by id-1 (undo.go)
+	freeUndos  []uint32
+	rec        *undo[T] // the notes of the pop ahead under way, or nil
+	back       int64    // the last turn number given at the back of a heap of turns
+	front      int64    // the last given at the front (counts down)
+	busy       *busy[T] // the first-level keys by load, if counted (CountKeys)
 
 	// visits counts the nodes and heap slots the order looks at: tests
 	// bound what one event costs with it.
@@ -118,9 +121,10 @@ func (o *Prio[T]) Touch(item T) {}
 // Push adds item at its place.
 func (o *Prio[T]) Push(item T, p Place) { o.insert(item, p, false) }
 
-// PushFront adds item back at its place: its keys get back the turns its
-// Pop took, and within its keys it goes by sequence number (first, unless
-// an item placed before it was pushed since its Pop).
+// PushFront adds back item, which PopAhead took at place p and nobody
+// received: its keys get back the places in the turns its pop took from
+// them (undo.go), and within its keys it goes by sequence number (first,
+// unless an item placed before it was pushed since its pop).
 func (o *Prio[T]) PushFront(item T, p Place) { o.insert(item, p, true) }
 
 func (o *Prio[T]) insert(item T, p Place, front bool) {
@@ -141,7 +145,7 @@ func (o *Prio[T]) insert(item T, p Place, front bool) {
 		leaf.pushLate(e) // an item placed before it came meanwhile
 	case leaf.fifo.len() > 0 && leaf.fifo.back().seq > p.Seq:
 		leaf.pushLate(e) // placed before entries already there
-		o.joins++
+		o.changes++
 	default:
 		leaf.fifo.push(e)
 	}
@@ -151,15 +155,17 @@ func (o *Prio[T]) insert(item T, p Place, front bool) {
 	if o.flows == nil {
 		return
 	}
-	if front {
-		o.moveOut(leaf.flow, -1) // the Pop it undoes counted it out
-		for x := leaf; x.parent != nil; x = x.parent {
-			x.used = x.prevUsed
-		}
-	} else {
+	switch {
+	case front && p.Undo != 0:
+		o.undoPop(leaf, &o.undos[p.Undo-1])
+		o.freeUndo(p.Undo)
+	case front: // a pop from the middle (popStarving) noted nothing
+		o.moveOut(leaf.flow, -1)
+		o.settle(leaf)
+	default:
 		o.load(leaf.flow, 1)
+		o.settle(leaf)
 	}
-	o.settle(leaf, front)
 }
 
 // newBand makes the band of priority prio: a spare one, or a new one.
@@ -226,7 +232,24 @@ func (o *Prio[T]) Remove(item T, p Place) {
 // Pop removes the next item and returns it with its place; now is the
 // instant of the hand-out, which the starvation bound compares with the
 // instants items became ready.
-func (o *Prio[T]) Pop(now int64) (T, Place) {
+func (o *Prio[T]) Pop(now int64) (T, Place) { return o.pop(now) }
+
+// PopAhead is Pop for an item that may come back (PushFront) if nobody
+// receives it: with fairness, the pop notes what it moves, so that
+// PushFront undoes it exactly (undo.go), until Kept says the item was
+// received.
+func (o *Prio[T]) PopAhead(now int64) (T, Place) {
+	if o.flows == nil {
+		return o.pop(now)
+	}
+	id := o.beginUndo()
+	item, p := o.pop(now)
+	o.rec = nil
+	p.Undo = id
+	return item, p
+}
+
+func (o *Prio[T]) pop(now int64) (T, Place) {
 	if o.bound > 0 && len(o.prios) > 1 {
 		o.now = now
 		if item, p, ok := o.popStarving(); ok {
@@ -247,15 +270,15 @@ func (o *Prio[T]) Pop(now int64) (T, Place) {
 	return e.item, Place{Prio: prio, Seq: e.seq, At: e.at, Key: f.idOf()}
 }
 
-// Joins counts the times a key joined its parent's turns at the back (it
-// got a ready item it may hand out: an add, or its cap lifting), and the
-// times an item was placed before items of its key already ready (an
-// item added again while processing, with its place kept, say). A key
-// pushed back to the front, which gets back the turns its Pop took, does
-// not count. A transport that pops items ahead of their hand-out compares
-// it before and after an event: if it changed, an item may now go before
-// what it popped.
-func (o *Prio[T]) Joins() uint64 { return o.joins }
+// Changes counts the events after which the items popped ahead may no
+// longer be the first the order would hand out, whatever the level and
+// the band: a key entering its parent's turns at the back (a new key, or
+// one below its cap again), an item placed before items of its key
+// already there (an item added again while processing, with its place
+// kept, say), and a key's limits set. Putting back what a pop ahead took
+// does not count. A transport that pops items ahead compares it before
+// and after an event, and puts back what it popped if it changed.
+func (o *Prio[T]) Changes() uint64 { return o.changes }
 
 // Ready reports whether Pop may be called: an item is ready whose keys
 // are not at their caps.
@@ -322,8 +345,9 @@ func (o *Prio[T]) dropBand(prio int, b *band[T]) {
 // as for Pop. The order must not be empty.
 func (o *Prio[T]) Peek(now int64) Place {
 	if len(o.dead) > 0 || o.bound > 0 || o.flows != nil {
-		item, p := o.Pop(now)
+		item, p := o.PopAhead(now)
 		o.PushFront(item, p)
+		p.Undo = 0
 		return p
 	}
 	e := o.top.root.front() // without fairness the root is the one leaf

@@ -17,14 +17,17 @@ type node[T comparable] struct {
 
 	// Its place among its parent's children (turns.go): in a list by
 	// prev and next (the turns by turns, or held), or at idx in the
-	// heap of turns by work time. With weights, the turns it has had in
-	// its current turn of the round (a weight of w gives it w in a row),
-	// and as many before its last pop, which a push back restores.
-	prev, next     *node[T]
-	idx            int32
-	used, prevUsed int32
-	in             where
-	inner          bool
+	// heap of turns by work time; its turn number, and with weights the
+	// turns it has had in its current turn of the round (a weight of w
+	// gives it w in a row). gen counts the times the node was freed, so
+	// that a note of a pop ahead (undo.go) knows it for the same node.
+	prev, next *node[T]
+	seq        int64
+	idx        int32
+	used       int32
+	gen        uint32
+	in         where
+	inner      bool
 
 	kids *kids[T] // an inner node's children
 
@@ -116,7 +119,7 @@ func (o *Prio[T]) drop(b *band[T], item T, key uint32) {
 		x = p
 	}
 	if left != nil {
-		o.settle(left, false)
+		o.settle(left)
 	}
 }
 
@@ -171,7 +174,7 @@ func (o *Prio[T]) freeNode(x *node[T]) {
 	if len(buf) > spareRing {
 		buf = nil
 	}
-	*x = node[T]{fifo: ring[entry[T]]{buf: buf}, late: x.late}
+	*x = node[T]{fifo: ring[entry[T]]{buf: buf}, late: x.late, gen: x.gen + 1}
 	o.spareNodes = append(o.spareNodes, x)
 }
 
@@ -203,7 +206,8 @@ func (o *Prio[T]) detach(x *node[T]) {
 // popNode takes the next live entry under n (which must be eligible),
 // and returns it with its leaf's flow: the child whose turn it is (a
 // child of weight w takes w turns in a row; by work time, the one with
-// the least virtual time), and sequence order within a leaf. It counts
+// the least virtual time, whose tag becomes n's virtual time if it is
+// later), and sequence order within a leaf. It counts
 // the entry out of its keys (countOut); the caller blocks the keys that
 // reached their caps in the other bands, and places their nodes anew
 // there (tookOut).
@@ -213,9 +217,12 @@ func (o *Prio[T]) popNode(n *node[T]) (entry[T], *flow[T]) {
 		return o.popLeaf(n), n.flow
 	}
 	c := o.nextTurn(n)
+	o.notePath(c)
+	if o.byWork {
+		n.flow.vnow = max(n.flow.vnow, n.kids.heap[0].tag)
+	}
 	e, f := o.popNode(c)
 	n.n--
-	c.prevUsed = c.used
 	c.used++
 	switch {
 	case c.n == 0:
@@ -226,7 +233,7 @@ func (o *Prio[T]) popNode(n *node[T]) (entry[T], *flow[T]) {
 		c.used = 0
 	case o.byWork || c.used >= c.weight():
 		c.used = 0
-		o.enter(n, c, false) // its turn is over
+		o.enter(n, c) // its turn is over
 	}
 	return e, f
 }

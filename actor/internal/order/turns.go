@@ -8,23 +8,26 @@ package order
 //	node, with a child in its own turns), and in its parent's held list
 //	if it may not; a child with none is not a child any more.
 //
-// The turns are a list by turns (the next to take a turn first: O(1) a
-// pick), or with fairness by work time a min-heap by the flow's tag, ties
-// broken by turn number (O(log A) a pick, for A children in the turns).
-// Every change of whether a node is eligible restores the invariant with
-// settle, which walks up only as far as something changed; every change
-// of a flow's tag moves each of its nodes to its place in its heap
-// (retag). So a pick looks only at keys that may take a turn.
+// A child in the turns has a turn number (seq): a child that enters the
+// turns gets a number above every other, and the turns go in the order
+// of their numbers (by turns), or by the flow's tag with ties broken by
+// number (by work time). The turns are a list in number order (O(1) a
+// pick), or by work time a min-heap (O(log A) a pick, for A children in
+// the turns). Every change of whether a node is eligible restores the
+// invariant with settle, which walks up only as far as something
+// changed; every change of a flow's tag moves each of its nodes to its
+// place in its heap (retag). So a pick looks only at keys that may take
+// a turn. A pop that may be undone notes the number and turns used of
+// every child it moves (undo.go), and putting its item back puts them
+// back at those numbers: where they were, whatever entered since.
 type kids[T comparable] struct {
-	turns list[T]   // by turns
+	turns list[T]   // by turns, in number order
 	heap  []turn[T] // by work time
 	held  list[T]   // with live entries, not eligible
 }
 
 // turn is a child in a heap of turns: its flow's tag when it was last
-// placed (kept equal to the flow's tag), and its turn number, which
-// breaks ties as the list by turns would (the back gets a number above
-// every other, the front one below).
+// placed (kept equal to the flow's tag), and its turn number.
 type turn[T comparable] struct {
 	tag, seq int64
 	x        *node[T]
@@ -56,45 +59,39 @@ func (k *kids[T]) kept() *kids[T] {
 	return k
 }
 
-// nextTurn returns the child of n whose turn it is; n must have one. By
-// work time, the picked tag becomes n's virtual time if it is later.
+// nextTurn returns the child of n whose turn it is; n must have one.
 func (o *Prio[T]) nextTurn(n *node[T]) *node[T] {
-	k := n.kids
 	if !o.byWork {
-		return k.turns.first
+		return n.kids.turns.first
 	}
-	n.flow.vnow = max(n.flow.vnow, k.heap[0].tag)
-	return k.heap[0].x
+	return n.kids.heap[0].x
 }
 
 // enter puts c, a child of p that may take a turn, at the back of p's
-// turns (or the front), wherever it was.
-func (o *Prio[T]) enter(p, c *node[T], front bool) {
+// turns, wherever it was.
+func (o *Prio[T]) enter(p, c *node[T]) {
+	o.back++
+	o.enterAt(p, c, o.back)
+}
+
+// enterAt puts c, a child of p, in p's turns with turn number seq,
+// wherever it was: at the back for a new number, or back where it was
+// for the number it had (undo.go).
+func (o *Prio[T]) enterAt(p, c *node[T], seq int64) {
 	o.visits++
 	k := p.kids
 	if c.in == inHeld {
 		k.held.remove(c)
 		c.in = nowhere
 	}
+	c.seq = seq
 	if !o.byWork {
 		if c.in == inTurns {
 			k.turns.remove(c)
 		}
-		if front {
-			k.turns.pushFront(c)
-		} else {
-			k.turns.pushBack(c)
-		}
+		k.turns.insert(c)
 		c.in = inTurns
 		return
-	}
-	var seq int64
-	if front {
-		o.front--
-		seq = o.front
-	} else {
-		o.back++
-		seq = o.back
 	}
 	t := turn[T]{tag: c.flow.tag(), seq: seq, x: c}
 	if c.in == inTurns {
@@ -109,10 +106,12 @@ func (o *Prio[T]) enter(p, c *node[T], front bool) {
 }
 
 // hold puts c, a child of p that may not take a turn, in p's held list.
+// A pop that may be undone notes where c was.
 func (o *Prio[T]) hold(p, c *node[T]) {
 	if c.in == inHeld {
 		return
 	}
+	o.noteHeld(c)
 	o.leave(p, c)
 	p.kids.held.pushBack(c)
 	c.in = inHeld
@@ -154,27 +153,24 @@ func (o *Prio[T]) retag(x *node[T]) {
 }
 
 // settle restores the invariant for x, and up the tree as far as
-// something changed. With front, x and every node above it that may take
-// a turn go to the front of their parents' turns: an item pushed back
-// gets back the turns its Pop took.
-func (o *Prio[T]) settle(x *node[T], front bool) {
+// something changed. A node that becomes eligible enters at the back of
+// its parent's turns, its turn starting anew, and counts in Changes.
+func (o *Prio[T]) settle(x *node[T]) {
 	for p := x.parent; p != nil; x, p = p, p.parent {
 		o.visits++
 		had := p.kids.any()
 		switch ok := o.eligible(x); {
-		case ok && front:
-			o.enter(p, x, true)
 		case ok && x.in != inTurns:
-			o.enter(p, x, false)
+			o.enter(p, x)
 			x.used = 0
-			o.joins++
+			o.changes++
 		case !ok && x.in == inTurns:
 			o.hold(p, x)
 			x.used = 0
 		default:
 			return
 		}
-		if !front && p.kids.any() == had {
+		if p.kids.any() == had {
 			return
 		}
 	}
@@ -236,7 +232,8 @@ func (o *Prio[T]) down(h []turn[T], i int) bool {
 	return i > start
 }
 
-// list is a doubly linked list of nodes, by their prev and next.
+// list is a doubly linked list of nodes, by their prev and next: a
+// parent's turns in number order, or its held list.
 type list[T comparable] struct{ first, last *node[T] }
 
 func (l *list[T]) pushBack(c *node[T]) {
@@ -249,14 +246,25 @@ func (l *list[T]) pushBack(c *node[T]) {
 	l.last = c
 }
 
-func (l *list[T]) pushFront(c *node[T]) {
-	c.prev, c.next = nil, l.first
-	if l.first != nil {
-		l.first.prev = c
-	} else {
-		l.last = c
+// insert puts c in the list in the order of turn numbers: at the back
+// for a number above every other (an entry), else before the first node
+// with a higher number (a node put back where it was, near the front).
+func (l *list[T]) insert(c *node[T]) {
+	if l.last == nil || l.last.seq < c.seq {
+		l.pushBack(c)
+		return
 	}
-	l.first = c
+	next := l.first
+	for next.seq < c.seq {
+		next = next.next
+	}
+	c.prev, c.next = next.prev, next
+	if next.prev != nil {
+		next.prev.next = c
+	} else {
+		l.first = c
+	}
+	next.prev = c
 }
 
 func (l *list[T]) remove(c *node[T]) {

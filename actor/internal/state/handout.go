@@ -9,7 +9,7 @@ import "github.com/actorq/actorq/actor/internal/order"
 // a Done does nothing, and Len and the depth count it. It returns the item
 // and its place, which Return needs; ok is false if nothing is ready.
 func (q *Queue[T]) Pop(now int64) (item T, p order.Place, ok bool) {
-	item, p, e, ok := q.take(now)
+	item, p, e, ok := q.take(now, true)
 	if ok {
 		q.proc.set(item, e.with(Popped))
 		q.transit++
@@ -18,12 +18,16 @@ func (q *Queue[T]) Pop(now int64) (item T, p order.Place, ok bool) {
 }
 
 // take takes the next ready item out of the order and the table of items, and
-// returns it with its place and entry.
-func (q *Queue[T]) take(now int64) (item T, p order.Place, e entry, ok bool) {
+// returns it with its place and entry; ahead, it may come back (Return).
+func (q *Queue[T]) take(now int64, ahead bool) (item T, p order.Place, e entry, ok bool) {
 	if !q.ready() {
 		return item, p, 0, false
 	}
-	item, p = q.order.Pop(now)
+	if ahead && q.prio != nil {
+		item, p = q.prio.PopAhead(now)
+	} else {
+		item, p = q.order.Pop(now)
+	}
 	switch {
 	case q.fifo != nil: // every ready item is at 0: no need to read its entry
 		e = entry(Ready)
@@ -41,6 +45,9 @@ func (q *Queue[T]) take(now int64) (item T, p order.Place, e entry, ok bool) {
 // at instant at: it is processing, and the metrics record its hand-out
 // (depth, queue latency, the start of its work).
 func (q *Queue[T]) Received(item T, p order.Place, at int64) {
+	if q.prio != nil {
+		q.prio.Kept(p)
+	}
 	q.transit--
 	q.nproc++
 	ref := q.proc.ref(item)
@@ -53,7 +60,7 @@ func (q *Queue[T]) Received(item T, p order.Place, at int64) {
 // HandOut is Pop and Received at once, for a consumer that receives the
 // item at instant now.
 func (q *Queue[T]) HandOut(now int64) (item T, p order.Place, ok bool) {
-	item, p, e, ok := q.take(now)
+	item, p, e, ok := q.take(now, false)
 	if ok {
 		q.proc.set(item, e.with(Processing))
 		q.nproc++

@@ -211,16 +211,15 @@ func (q *Queue[T]) TopPrio() (int, bool) {
 	return 0, true
 }
 
-// Joins counts the times an item became ready where it may go before
-// items popped: a fairness key joined the turns, or an item was placed
-// before items of its key already ready (order.Prio's Joins; 0 for the
-// first-in-first-out order). A transport that pops items ahead of their
+// Changes counts, with fairness, the events after which the items popped
+// may no longer be the first that Pop would take (order.Prio's Changes;
+// 0 without fairness). A transport that pops items ahead of their
 // hand-out with fairness returns them when it changes.
-func (q *Queue[T]) Joins() uint64 {
+func (q *Queue[T]) Changes() uint64 {
 	if q.prio == nil {
 		return 0
 	}
-	return q.prio.Joins()
+	return q.prio.Changes()
 }
 
 // Delayed is the number of items waiting on a delay.

@@ -1,0 +1,300 @@
+package actor_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/actorq/actorq/actor"
+)
+
+// contractKeys returns the fairness keys of item k at the given depth:
+// three tenants, each with two namespaces.
+func contractKeys(levels int) func(int) []string {
+	t := [3]string{"t0", "t1", "t2"}
+	n := [2]string{"n0", "n1"}
+	return func(k int) []string {
+		return [][]string{nil, {t[k%3]}, {t[k%3], n[k%2]}}[levels]
+	}
+}
+
+// contractLimiter is the rate limiter of FuzzContract: item k waits
+// (k%4) half seconds, so that k%4 == 0 is added at once.
+type contractLimiter struct{}
+
+func (contractLimiter) When(k int) time.Duration { return time.Duration(k%4) * 500 * time.Millisecond }
+func (contractLimiter) Forget(int)               {}
+func (contractLimiter) NumRequeues(int) int      { return 0 }
+
+// FuzzContract drives a whole queue from one goroutine, with every fast
+// path the build has on, through random sequences of every call (Add,
+// AddAfter, AddWithOpts, AddRateLimited, Get, GetWithPriority,
+// GetContext, GetBatch, Items, Done, DoneBatch, Len, SetKeyLimit, steps
+// of a fake clock, ShutDown and ShutDownWithDrain), and compares every
+// answer with the contract's model (spec): each item handed out and its
+// priority, Len, the error of a GetContext that finds nothing, whether
+// each ShutDownWithDrain has returned, and what is left after ShutDown.
+// The first byte chooses the queue: fairness keys at no, one or two
+// levels, by turns or by work time, either requeue rule, named or not
+// (a named queue stamps every call). Time is synctest's.
+//
+// The caller never waits for the owner goroutine between calls, except
+// where the contract says a call is not ordered after the caller's
+// earlier ones: a receive from the items channel (synctest.Wait before
+// it, and after it so that the owner dates the receive), and a deadline
+// passing (after a step of the clock).
+func FuzzContract(f *testing.F) {
+	for _, seed := range contractSeeds {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		if len(ops) == 0 {
+			return
+		}
+		mode := ops[0]
+		ops = ops[1:]
+		levels := int(mode % 3)
+		cfg := actor.Config[int]{RateLimiter: contractLimiter{}}
+		if levels > 0 {
+			cfg.Fairness = contractKeys(levels)
+			cfg.FairByWorkTime = mode&4 != 0
+		}
+		if mode&8 != 0 {
+			cfg.Requeue = actor.RequeueAtAdd
+		}
+		if mode&16 != 0 {
+			cfg.Name = "contract"
+		}
+		synctest.Test(t, func(t *testing.T) {
+			runContract(t, cfg, levels, ops)
+		})
+	})
+}
+
+// contractSeeds are FuzzContract's seed corpus: each queue kind with a
+// little of everything.
+var contractSeeds = [][]byte{
+	{0, 0, 1, 0, 2, 6, 0, 0, 37, 2, 49, 6, 0, 11, 1, 6, 0, 13, 0},
+	{1, 0, 0, 0, 1, 0, 2, 0, 3, 0, 4, 6, 0, 6, 0, 6, 0, 11, 0, 6, 0},
+	{2, 0, 0, 0, 1, 0, 2, 0, 3, 0, 5, 6, 0, 7, 0, 11, 0, 8, 0, 9, 3, 12, 1},
+	{5, 0, 0, 0, 1, 0, 2, 0, 3, 6, 0, 15, 1, 11, 0, 6, 0, 15, 3, 11, 1, 6, 0},
+	{9, 14, 4, 0, 0, 0, 3, 0, 6, 6, 0, 6, 0, 11, 0, 6, 0, 6, 0},
+	{10, 0, 0, 6, 0, 0, 0, 1, 13, 11, 0, 6, 0, 13, 0},
+	{17, 3, 25, 1, 14, 15, 2, 6, 0, 10, 0, 11, 0, 16, 0, 6, 0},
+	{26, 4, 40, 5, 6, 15, 3, 9, 4, 12, 4, 17, 0, 6, 0, 11, 3},
+	{1, 2, 40, 2, 41, 2, 42, 6, 0, 0, 43, 6, 0, 6, 0, 6, 0},
+	{6, 0, 0, 0, 1, 0, 2, 6, 0, 15, 2, 11, 0, 6, 0, 6, 0, 15, 1, 11, 1, 6, 0, 6, 0},
+}
+
+// contractOps is how many kinds of call FuzzContract makes.
+const contractOps = 18
+
+func runContract(t *testing.T, cfg actor.Config[int], levels int, ops []byte) {
+	q := actor.New(cfg)
+	defer q.ShutDown()
+	m := newSpec(levels, cfg.FairByWorkTime, cfg.Requeue == actor.RequeueAtAdd, contractKeys(levels), contractLimiter{}.When)
+	start := time.Now()
+	var drains []chan struct{}
+	var before string // the model before the step, for failure messages
+	fail := func(step int, format string, args ...any) {
+		t.Helper()
+		t.Fatalf("step %d: %s\nmodel before: %v", step, fmt.Sprintf(format, args...), before)
+	}
+	// take compares one hand-out by a way of taking with the model's;
+	// gotPrio is -1000 for a way that does not report the priority.
+	take := func(step int, how string, got int, gotPrio int, shutdown bool) {
+		t.Helper()
+		want, wantPrio, ok := m.get()
+		if gotPrio == unreported {
+			gotPrio = wantPrio
+		}
+		switch {
+		case !ok && !shutdown:
+			fail(step, "%s = %d; want shutdown", how, got)
+		case ok && (shutdown || got != want || gotPrio != wantPrio):
+			fail(step, "%s = %d (prio %d), shutdown %v; want %d (prio %d)", how, got, gotPrio, shutdown, want, wantPrio)
+		}
+	}
+	for i := 0; i+1 < len(ops); i += 2 {
+		step, op, arg := i/2, int(ops[i])%contractOps, int(ops[i+1])
+		k, k2, k3 := arg%12, (arg/12+arg)%12, (arg/3)%12
+		prio := arg/12%4 - 1
+		after := time.Duration(arg%4-1) * time.Second
+		_, pickable := m.next()
+		before = m.String()
+		if testing.Verbose() {
+			t.Logf("step %d: op %d arg %d (k %d %d %d, prio %d, after %v); model next %v, len %d", step, op, arg, k, k2, k3, prio, after, pickable, m.len())
+		}
+		switch op {
+		case 0:
+			q.Add(k)
+			m.add(k, 0)
+		case 1:
+			q.AddAfter(k, after)
+			m.addAfter(k, 0, after)
+		case 2:
+			q.AddWithOpts(actor.AddOpts{Priority: prio}, k)
+			m.add(k, prio)
+		case 3:
+			q.AddWithOpts(actor.AddOpts{Priority: prio, After: after}, k, k2, k3)
+			for _, item := range []int{k, k2, k3} {
+				m.addAfter(item, prio, after)
+			}
+		case 4:
+			q.AddWithOpts(actor.AddOpts{Priority: prio, After: after, RateLimited: true}, k, k2)
+			for _, item := range []int{k, k2} {
+				d := m.limiter(item)
+				if after != 0 && after < d {
+					d = after
+				}
+				m.addAfter(item, prio, d)
+			}
+		case 5:
+			q.AddRateLimited(k)
+			m.addAfter(k, 0, m.limiter(k))
+		case 6:
+			if !pickable && m.phase == 0 {
+				continue // Get would wait
+			}
+			got, shutdown := q.Get()
+			take(step, "Get()", got, unreported, shutdown)
+		case 7:
+			if !pickable && m.phase == 0 {
+				continue
+			}
+			got, p, shutdown := q.GetWithPriority()
+			take(step, "GetWithPriority()", got, p, shutdown)
+		case 8:
+			ctx, cancel := context.WithCancel(context.Background())
+			if !pickable {
+				cancel()
+			}
+			got, err := q.GetContext(ctx)
+			cancel()
+			switch {
+			case pickable:
+				if err != nil {
+					fail(step, "GetContext() = %d, %v; want an item", got, err)
+				}
+				take(step, "GetContext()", got, unreported, false)
+			case m.phase == 0 && !errors.Is(err, context.Canceled):
+				fail(step, "GetContext(canceled) = %d, %v with nothing to hand out; want context.Canceled", got, err)
+			case m.phase > 0 && !errors.Is(err, actor.ErrShutDown):
+				fail(step, "GetContext() = %d, %v while shutting down with nothing to hand out; want ErrShutDown", got, err)
+			}
+		case 9:
+			if !pickable && m.phase == 0 {
+				continue
+			}
+			n := arg%3 + 1
+			got, shutdown := q.GetBatch(make([]int, 0, n))
+			var want []int
+			for range n {
+				item, _, ok := m.get()
+				if !ok {
+					break
+				}
+				want = append(want, item)
+			}
+			if shutdown != (len(want) == 0) || !slices.Equal(got, want) {
+				fail(step, "GetBatch(%d) = %v, %v; want %v", n, got, shutdown, want)
+			}
+		case 10:
+			if !pickable || m.phase != 0 {
+				continue
+			}
+			items := q.Items()
+			synctest.Wait() // a receive is not ordered after the caller's calls
+			got := <-items
+			synctest.Wait() // the owner dates the receive before the clock moves
+			take(step, "<-Items()", got, unreported, false)
+		case 11:
+			q.Done(k)
+			m.done(k)
+		case 12:
+			q.DoneBatch([]int{k, k2, k})
+			for _, item := range []int{k, k2, k} {
+				m.done(item)
+			}
+		case 13:
+			if got, want := q.Len(), m.len(); got != want {
+				fail(step, "Len() = %d; want %d", got, want)
+			}
+		case 14:
+			if levels == 0 {
+				continue
+			}
+			keys := contractKeys(levels)(k)[:1+arg/12%levels]
+			capN, weight := arg/24%3, arg/72%4
+			if err := q.SetKeyLimit(actor.KeyLimit{Keys: keys, Cap: capN, Weight: weight}); err != nil {
+				fail(step, "SetKeyLimit(%v, cap %d, weight %d) = %v", keys, capN, weight, err)
+			}
+			m.setLimit(keys, capN, weight)
+		case 15:
+			time.Sleep(time.Duration(arg%4) * 500 * time.Millisecond)
+			synctest.Wait() // the owner's timer fires at the new instant
+			m.advance(time.Since(start))
+		case 16:
+			if arg%4 != 0 {
+				continue
+			}
+			q.ShutDown()
+			m.shutDown(false)
+		case 17:
+			if arg%4 != 0 {
+				continue
+			}
+			returned := make(chan struct{})
+			go func() {
+				defer close(returned)
+				q.ShutDownWithDrain()
+			}()
+			synctest.Wait() // the drain has begun
+			drains = append(drains, returned)
+			m.shutDown(true)
+		}
+		if len(drains) > 0 {
+			synctest.Wait()
+			for d, returned := range drains {
+				select {
+				case <-returned:
+					if !m.drains[d] {
+						fail(step, "ShutDownWithDrain #%d returned; want it waiting", d)
+					}
+				default:
+					if m.drains[d] {
+						fail(step, "ShutDownWithDrain #%d waiting; want it returned", d)
+					}
+				}
+			}
+		}
+	}
+	q.ShutDown()
+	m.shutDown(false)
+	for _, returned := range drains {
+		<-returned
+	}
+	if got, want := q.Len(), m.len(); got != want {
+		t.Fatalf("after ShutDown: Len() = %d; want %d", got, want)
+	}
+	for {
+		want, wantPrio, ok := m.get()
+		got, p, shutdown := q.GetWithPriority()
+		if !ok {
+			if !shutdown {
+				t.Fatalf("after ShutDown: GetWithPriority() = %d, %d; want shutdown", got, p)
+			}
+			return
+		}
+		if shutdown || got != want || p != wantPrio {
+			t.Fatalf("after ShutDown: GetWithPriority() = %d, %d, %v; want %d, %d\nmodel: %v", got, p, shutdown, want, wantPrio, m)
+		}
+	}
+}
+
+// unreported stands for the priority of a hand-out that does not report one.
+const unreported = -1000

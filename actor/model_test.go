@@ -1,0 +1,638 @@
+package actor_test
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// spec is the contract of a whole queue as one plain sequential model,
+// written from the package docs and independently of the queue's code:
+// what each call does to each item, and which item a hand-out takes, with
+// priorities, delays, fairness keys at any depth, caps, weights, fairness
+// by work time, both requeue rules, shutdown and drain. It knows nothing
+// of how requests travel: the queue, driven from one goroutine, must give
+// exactly its answers whatever fast paths are on (FuzzContract).
+//
+// Hand-out takes the highest priority with an item that may be handed
+// out; within it, at each level of the key tree, the child whose turn it
+// is; within a key, the lowest place. A child's turn: by turns, the child
+// that entered its parent's turns first (a child of weight w keeps its
+// turn for w hand-outs, then goes to the back); by work time, the least
+// virtual time (ties: the first to enter), and after each hand-out the
+// child goes to the back. A child is in its parent's turns while it may
+// take a turn: it has a ready item under it in that priority, its key is
+// not at its cap, and (an inner node) one of its children is in its
+// turns; it enters at the back the instant it may.
+type spec struct {
+	levels  int  // fairness keys per item; 0: no fairness
+	byWork  bool // fairness by work time
+	atAdd   bool // RequeueAtAdd
+	keysOf  func(int) []string
+	limiter func(int) time.Duration
+
+	now   time.Duration
+	items map[int]*sItem
+	seq   uint64 // places, in the order they are given
+	dues  uint64 // deadlines, in the order they are set
+	turn  int64  // turn numbers, in the order children enter turns
+
+	flows  map[string]*sFlow         // by key path ("" is the root)
+	bands  map[int]map[string]*sNode // priority -> key path -> node
+	phase  int                       // 0 running, 1 draining, 2 shut down (owner ended or ShutDown)
+	drains []bool                    // per ShutDownWithDrain call: returned
+}
+
+type sState uint8
+
+const (
+	sReady sState = iota
+	sProc
+	sDirty
+	sDelayed
+	sProcDelayed
+)
+
+type sItem struct {
+	st    sState
+	prio  int
+	seq   uint64 // ready: its place; dirty or delayed with RequeueAtAdd: the place it keeps
+	kept  bool   // seq is a kept place (RequeueAtAdd)
+	due   time.Duration
+	dueNo uint64
+	path  string
+	start time.Duration // processing: the hand-out instant
+}
+
+// sFlow is a key: its limits, and with fairness by work time its virtual
+// time, its recent work time per item, and (as a parent) the largest tag
+// it picked.
+type sFlow struct {
+	cap, weight int
+	limited     bool
+	out         int
+	vtime, est  int64
+	vnow        int64
+}
+
+// sNode is a key's node in one priority: its place in its parent's turns.
+type sNode struct {
+	in   bool
+	turn int64
+	used int
+}
+
+func newSpec(levels int, byWork, atAdd bool, keysOf func(int) []string, limiter func(int) time.Duration) *spec {
+	return &spec{
+		levels: levels, byWork: byWork, atAdd: atAdd, keysOf: keysOf, limiter: limiter,
+		items: map[int]*sItem{}, flows: map[string]*sFlow{"": {weight: 1}}, bands: map[int]map[string]*sNode{},
+	}
+}
+
+func (m *spec) nextSeq() uint64 { m.seq++; return m.seq }
+
+func (m *spec) pathOf(item int) string {
+	if m.levels == 0 {
+		return ""
+	}
+	return strings.Join(m.keysOf(item), "/")
+}
+
+// prefixes returns the key paths from the first level down to path.
+func prefixes(path string) []string {
+	if path == "" {
+		return nil
+	}
+	parts := strings.Split(path, "/")
+	out := make([]string, len(parts))
+	for i := range parts {
+		out[i] = strings.Join(parts[:i+1], "/")
+	}
+	return out
+}
+
+func parentOf(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		return path[:i]
+	}
+	return ""
+}
+
+func (m *spec) depth(path string) int {
+	if path == "" {
+		return 0
+	}
+	return strings.Count(path, "/") + 1
+}
+
+// flow returns path's key, making it (and the keys above it) as a new
+// key starts: at its parent's virtual time, with no credit.
+func (m *spec) flow(path string) *sFlow {
+	if f := m.flows[path]; f != nil {
+		return f
+	}
+	p := m.flow(parentOf(path))
+	f := &sFlow{weight: 1, vtime: p.vnow}
+	m.flows[path] = f
+	return f
+}
+
+// tidy forgets the keys that nothing holds: no item the queue knows has
+// them on its path, and they and the keys below them have no limits.
+func (m *spec) tidy() {
+	keep := map[string]bool{"": true}
+	hold := func(path string) {
+		for _, p := range prefixes(path) {
+			keep[p] = true
+		}
+	}
+	for _, it := range m.items {
+		hold(it.path)
+	}
+	for path, f := range m.flows {
+		if f.limited {
+			hold(path)
+		}
+	}
+	for path := range m.flows {
+		if !keep[path] {
+			delete(m.flows, path)
+		}
+	}
+}
+
+func (m *spec) blocked(path string) bool {
+	f := m.flows[path]
+	return m.phase == 0 && f != nil && f.cap > 0 && f.out >= f.cap
+}
+
+func (m *spec) tag(path string) int64 {
+	f := m.flows[path]
+	return f.vtime + int64(f.out)*f.est/int64(f.weight)
+}
+
+// hasReady reports whether a ready item of priority prio has path under
+// (or at) the key path.
+func (m *spec) hasReady(prio int, path string) bool {
+	for _, it := range m.items {
+		if it.st == sReady && it.prio == prio && (path == "" || it.path == path || strings.HasPrefix(it.path, path+"/")) {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *spec) anyReady(path string) bool {
+	for _, it := range m.items {
+		if it.st == sReady && (path == "" || it.path == path || strings.HasPrefix(it.path, path+"/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// children returns the key paths of the nodes under parent in a band.
+func children(nodes map[string]*sNode, parent string) []string {
+	var out []string
+	for path := range nodes {
+		if path != "" && parentOf(path) == parent {
+			out = append(out, path)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (m *spec) eligible(nodes map[string]*sNode, path string) bool {
+	if nodes[path] == nil || m.blocked(path) {
+		return false
+	}
+	if m.depth(path) == m.levels {
+		return true
+	}
+	for _, c := range children(nodes, path) {
+		if nodes[c].in {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *spec) enter(n *sNode) { m.turn++; n.in, n.turn, n.used = true, m.turn, 0 }
+
+// settle brings every band's tree in step with the items: a node for
+// each key with a ready item under it, and each child in its parent's
+// turns while it may take a turn, entering at the back (children before
+// their parents, keys in the order of their paths).
+func (m *spec) settle() {
+	for prio := range m.bands {
+		m.settleBand(prio)
+	}
+	for _, it := range m.items {
+		if it.st == sReady && m.bands[it.prio] == nil {
+			m.bands[it.prio] = map[string]*sNode{}
+			m.settleBand(it.prio)
+		}
+	}
+}
+
+func (m *spec) settleBand(prio int) {
+	nodes := m.bands[prio]
+	for path := range nodes {
+		if !m.hasReady(prio, path) {
+			delete(nodes, path)
+		}
+	}
+	for _, it := range m.items {
+		if it.st == sReady && it.prio == prio {
+			for _, p := range append([]string{""}, prefixes(it.path)...) {
+				if nodes[p] == nil {
+					nodes[p] = &sNode{}
+				}
+			}
+		}
+	}
+	if len(nodes) == 0 {
+		delete(m.bands, prio)
+		return
+	}
+	var walk func(path string)
+	walk = func(path string) {
+		for _, c := range children(nodes, path) {
+			walk(c)
+		}
+		if path == "" {
+			return
+		}
+		switch n, ok := nodes[path], m.eligible(nodes, path); {
+		case ok && !n.in:
+			m.enter(n)
+		case !ok && n.in:
+			n.in, n.used = false, 0
+		}
+	}
+	walk("")
+}
+
+// makeReady puts item, known, in the ready state at prio and place seq.
+// A key that had nothing ready and nothing out was idle: it starts at
+// its parent's virtual time.
+func (m *spec) makeReady(it *sItem, prio int, seq uint64) {
+	for _, p := range prefixes(it.path) {
+		if f := m.flows[p]; !m.anyReady(p) && f.out == 0 {
+			f.vtime = max(f.vtime, m.flows[parentOf(p)].vnow)
+		}
+	}
+	it.st, it.prio, it.seq, it.kept = sReady, prio, seq, false
+	m.settle()
+}
+
+// know returns a new item's record, holding its keys.
+func (m *spec) know(item int) *sItem {
+	it := &sItem{path: m.pathOf(item)}
+	for _, p := range prefixes(it.path) {
+		m.flow(p)
+	}
+	m.items[item] = it
+	return it
+}
+
+// keep sets the place that item keeps while it is not ready (RequeueAtAdd).
+func (m *spec) keep(it *sItem, seq uint64) { it.seq, it.kept = seq, m.atAdd }
+
+// add is an Add at priority p.
+func (m *spec) add(item, p int) {
+	if m.phase != 0 {
+		return
+	}
+	it := m.items[item]
+	if it == nil {
+		m.makeReady(m.know(item), p, m.nextSeq())
+		return
+	}
+	switch it.st {
+	case sReady:
+		if p > it.prio {
+			m.makeReady(it, p, m.nextSeq())
+		}
+	case sProc:
+		it.st, it.prio = sDirty, p
+		m.keep(it, m.nextSeq())
+	case sDirty:
+		if p > it.prio {
+			it.prio = p
+			m.keep(it, m.nextSeq())
+		}
+	case sDelayed, sProcDelayed:
+		raised := p > it.prio
+		p = max(p, it.prio)
+		seq := it.seq
+		if !it.kept || raised {
+			seq = m.nextSeq()
+		}
+		if it.st == sProcDelayed {
+			it.st, it.prio = sDirty, p
+			m.keep(it, seq)
+			return
+		}
+		m.makeReady(it, p, seq)
+	}
+}
+
+// addAt is an add that takes effect at deadline at, at priority p.
+func (m *spec) addAt(item, p int, at time.Duration) {
+	if m.phase != 0 {
+		return
+	}
+	it := m.items[item]
+	switch {
+	case it == nil || it.st == sProc:
+		if it == nil {
+			it = m.know(item)
+			it.st = sDelayed
+		} else {
+			it.st = sProcDelayed
+		}
+		m.dues++
+		it.due, it.dueNo, it.prio = at, m.dues, p
+		m.keep(it, m.nextSeq())
+	case it.st == sDelayed || it.st == sProcDelayed:
+		if at < it.due {
+			m.dues++
+			it.due, it.dueNo = at, m.dues
+		}
+		if p > it.prio {
+			it.prio = p
+			m.keep(it, m.nextSeq())
+		}
+	default:
+		m.add(item, p)
+	}
+}
+
+// addAfter is AddAfter, or one item of an AddWithOpts, at the instant now.
+func (m *spec) addAfter(item, p int, d time.Duration) {
+	if d <= 0 {
+		m.add(item, p)
+	} else {
+		m.addAt(item, p, m.now+d)
+	}
+}
+
+// advance moves the clock to now and makes the items due ready.
+func (m *spec) advance(now time.Duration) {
+	m.now = now
+	if m.phase != 0 {
+		return
+	}
+	var due []int
+	for item, it := range m.items {
+		if (it.st == sDelayed || it.st == sProcDelayed) && it.due <= now {
+			due = append(due, item)
+		}
+	}
+	slices.SortFunc(due, func(a, b int) int {
+		x, y := m.items[a], m.items[b]
+		switch {
+		case x.due != y.due:
+			return cmpDur(x.due, y.due)
+		case !m.atAdd:
+			return cmpU(x.dueNo, y.dueNo)
+		case x.prio != y.prio:
+			return y.prio - x.prio
+		}
+		return cmpU(x.seq, y.seq)
+	})
+	for _, item := range due {
+		it := m.items[item]
+		if it.st == sProcDelayed {
+			it.st = sDirty
+			m.keep(it, m.nextSeq())
+			continue
+		}
+		m.makeReady(it, it.prio, m.nextSeq())
+	}
+}
+
+func cmpDur(a, b time.Duration) int { return int(min(max(a-b, -1), 1)) }
+
+func cmpU(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// next returns the item a hand-out takes now, if any.
+func (m *spec) next() (item int, ok bool) {
+	prios := slices.Sorted(maps.Keys(m.bands))
+	for i := len(prios) - 1; i >= 0; i-- {
+		prio := prios[i]
+		nodes := m.bands[prio]
+		if m.levels > 0 && !m.eligible(nodes, "") {
+			continue
+		}
+		path := ""
+		for m.depth(path) < m.levels {
+			path = m.pick(nodes, path)
+		}
+		best := -1
+		for k, it := range m.items {
+			if it.st == sReady && it.prio == prio && it.path == path && (best < 0 || it.seq < m.items[best].seq) {
+				best = k
+			}
+		}
+		return best, true
+	}
+	return 0, false
+}
+
+// pick returns the child of parent whose turn it is.
+func (m *spec) pick(nodes map[string]*sNode, parent string) string {
+	best := ""
+	for _, c := range children(nodes, parent) {
+		n := nodes[c]
+		if !n.in {
+			continue
+		}
+		if best == "" || m.before(nodes, c, best) {
+			best = c
+		}
+	}
+	return best
+}
+
+func (m *spec) before(nodes map[string]*sNode, a, b string) bool {
+	if m.byWork {
+		if ta, tb := m.tag(a), m.tag(b); ta != tb {
+			return ta < tb
+		}
+	}
+	return nodes[a].turn < nodes[b].turn
+}
+
+// get hands out the next item, if any, and returns it with its priority.
+func (m *spec) get() (item, prio int, ok bool) {
+	item, ok = m.next()
+	if !ok {
+		return 0, 0, false
+	}
+	it := m.items[item]
+	nodes := m.bands[it.prio]
+	paths := prefixes(it.path)
+	if m.byWork {
+		for _, p := range paths { // the virtual time of each parent: its largest pick
+			f := m.flows[parentOf(p)]
+			f.vnow = max(f.vnow, m.tag(p))
+		}
+	}
+	it.st, it.start = sProc, m.now
+	for _, p := range paths {
+		m.flows[p].out++
+	}
+	for i := len(paths) - 1; i >= 0; i-- {
+		p := paths[i]
+		n := nodes[p]
+		n.used++
+		switch {
+		case !m.hasReady(it.prio, p):
+			delete(nodes, p)
+		case !m.eligible(nodes, p):
+			n.in, n.used = false, 0
+		case m.byWork || n.used >= m.flows[p].weight:
+			m.enter(n) // its turn is over: to the back
+		}
+	}
+	m.settle()
+	return item, it.prio, true
+}
+
+// done is a Done of item.
+func (m *spec) done(item int) {
+	it := m.items[item]
+	if it == nil || it.st != sProc && it.st != sDirty && it.st != sProcDelayed {
+		return
+	}
+	if m.levels > 0 {
+		paths := prefixes(it.path)
+		if m.byWork {
+			d := int64(max(m.now-it.start, 0))
+			for _, p := range paths {
+				f := m.flows[p]
+				f.vtime += d / int64(f.weight)
+				if f.est == 0 {
+					f.est = d
+				} else {
+					f.est += (d - f.est) / 4
+				}
+			}
+		}
+		for _, p := range paths {
+			m.flows[p].out--
+		}
+		m.settle()
+	}
+	switch it.st {
+	case sProc:
+		delete(m.items, item)
+		m.tidy()
+	case sDirty:
+		seq := it.seq
+		if !it.kept {
+			seq = m.nextSeq()
+		}
+		m.makeReady(it, it.prio, seq)
+	case sProcDelayed:
+		it.st = sDelayed
+	}
+	m.settleDrains()
+}
+
+// setLimit is SetKeyLimit of the key path keys.
+func (m *spec) setLimit(keys []string, cap, weight int) {
+	path := strings.Join(keys, "/")
+	f := m.flow(path)
+	f.cap, f.weight, f.limited = cap, max(weight, 1), cap > 0 || weight > 1
+	m.tidy()
+	m.settle()
+}
+
+// shutDown begins a shutdown: adds are ignored from now on, delays are
+// dropped, caps lifted, and every drain begun before a ShutDown returns.
+func (m *spec) shutDown(drain bool) {
+	if m.phase == 0 {
+		for item, it := range m.items {
+			switch it.st {
+			case sDelayed:
+				delete(m.items, item)
+			case sProcDelayed:
+				it.st = sProc
+			}
+		}
+		m.tidy()
+	}
+	if drain {
+		m.phase = max(m.phase, 1)
+		m.drains = append(m.drains, false)
+	} else {
+		m.phase = 2
+		for i := range m.drains {
+			m.drains[i] = true
+		}
+	}
+	m.settle()
+	m.settleDrains()
+}
+
+// settleDrains returns every drain once nothing is processing.
+func (m *spec) settleDrains() {
+	if m.phase == 0 || m.processing() > 0 {
+		return
+	}
+	for i := range m.drains {
+		m.drains[i] = true
+	}
+}
+
+func (m *spec) processing() int {
+	n := 0
+	for _, it := range m.items {
+		if it.st == sProc || it.st == sDirty || it.st == sProcDelayed {
+			n++
+		}
+	}
+	return n
+}
+
+// len is Len: the ready items, and with RequeueAtAdd those added again
+// while processing.
+func (m *spec) len() int {
+	n := 0
+	for _, it := range m.items {
+		if it.st == sReady || m.atAdd && it.st == sDirty {
+			n++
+		}
+	}
+	return n
+}
+
+// String describes the model's items, for failure messages.
+func (m *spec) String() string {
+	names := [...]string{"ready", "proc", "dirty", "delayed", "proc+delayed"}
+	var b strings.Builder
+	fmt.Fprintf(&b, "at %v, phase %d:", m.now, m.phase)
+	for _, k := range slices.Sorted(maps.Keys(m.items)) {
+		it := m.items[k]
+		fmt.Fprintf(&b, " %d:%s/p%d/s%d/%q", k, names[it.st], it.prio, it.seq, it.path)
+	}
+	for _, path := range slices.Sorted(maps.Keys(m.flows)) {
+		f := m.flows[path]
+		fmt.Fprintf(&b, " flow %q out %d cap %d w %d v %d e %d vnow %d;", path, f.out, f.cap, f.weight, f.vtime, f.est, f.vnow)
+	}
+	return b.String()
+}
