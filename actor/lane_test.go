@@ -78,7 +78,7 @@ func TestLaneClaimsSeen(t *testing.T) {
 		if !first.state.CompareAndSwap(slotOffered, slotClaimed) {
 			t.Fatal("the slot of 1 was revoked")
 		}
-		c.lane.claims[first.idx/64].Or(1 << (first.idx % 64))
+		c.lane.publish(first)
 		q.Done(1)
 		for _, want := range []int{3, 2} {
 			if item, _ := q.Get(); item != want {

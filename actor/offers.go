@@ -1,8 +1,6 @@
 package actor
 
 import (
-	"cmp"
-	"math/bits"
 	"slices"
 
 	"github.com/actorq/actorq/actor/internal/order"
@@ -29,7 +27,8 @@ type offers[T comparable] struct {
 	all     []*slot[T] // every slot made, by index
 	free    []*slot[T]
 	sent    []*slot[T] // offered, oldest first, not yet seen claimed or taken back (nil: seen)
-	pending []*slot[T] // claimed, in the order of requests (see), not yet told to the state
+	pending []*slot[T] // claimed, in the order of requests (see)
+	first   int        // pending[first:] are not yet told to the state
 	applied uint64     // the requests before this number are applied
 	base    uint64     // the number of the slot at sent[0]: slots are numbered as offered
 	sends   uint64     // the slots offered so far
@@ -69,7 +68,9 @@ func (o *offers[T]) prepare(q *state.Queue[T], seq uint64, first bool, r *reques
 	if first {
 		o.collect()
 	}
-	o.apply(q)
+	if o.first < len(o.pending) && o.pending[o.first].after <= seq {
+		o.apply(q)
+	}
 	switch r.op {
 	case opAdd, opRetry, opAddAt:
 		o.raise(int(r.prio))
@@ -293,24 +294,30 @@ func (o *offers[T]) reach(q *state.Queue[T], n uint64) {
 	o.see(q)
 }
 
-// collect takes the claims the consumers made so far (each sets its
-// slot's bit in claims) into pending, in their order.
+// collect takes the claims the consumers made so far into pending, in
+// their order. They come newest first, and in the order of requests but
+// for claims made at once: each goes in from the back, past the few it
+// came before.
 func (o *offers[T]) collect() {
-	n := len(o.pending)
-	for w := range (len(o.all) + 63) / 64 {
-		if o.l.claims[w].Load() == 0 {
-			continue
-		}
-		for x := o.l.claims[w].Swap(0); x != 0; x &= x - 1 {
-			sl := o.all[w*64+bits.TrailingZeros64(x)]
-			o.sent[sl.num-o.base] = nil
-			o.pending = append(o.pending, sl)
-		}
+	sl := o.l.takeClaims()
+	if sl == nil {
+		return
 	}
-	if len(o.pending) > n && len(o.pending) > 1 {
-		slices.SortFunc(o.pending, func(a, b *slot[T]) int {
-			return cmp.Or(cmp.Compare(a.after, b.after), cmp.Compare(a.num, b.num))
-		})
+	if o.first > 0 { // the claims told to the state go
+		n := copy(o.pending, o.pending[o.first:])
+		clear(o.pending[n:])
+		o.pending, o.first = o.pending[:n], 0
+	}
+	n := len(o.pending)
+	for ; sl != nil; sl = sl.nextClaim {
+		o.sent[sl.num-o.base] = nil
+		o.pending = append(o.pending, sl)
+	}
+	slices.Reverse(o.pending[n:]) // oldest first
+	for i := n; i < len(o.pending); i++ {
+		for j := i; j > 0 && o.pending[j-1].after > o.pending[j].after; j-- {
+			o.pending[j-1], o.pending[j] = o.pending[j], o.pending[j-1]
+		}
 	}
 	o.dropSeen()
 }
@@ -318,20 +325,18 @@ func (o *offers[T]) collect() {
 // apply tells the state of the pending claims that came before the
 // requests not yet applied.
 func (o *offers[T]) apply(q *state.Queue[T]) {
-	k := 0
-	for k < len(o.pending) && o.pending[k].after <= o.applied {
-		sl := o.pending[k]
+	for o.first < len(o.pending) && o.pending[o.first].after <= o.applied {
+		sl := o.pending[o.first]
+		o.pending[o.first] = nil
 		q.Received(sl.item, sl.place, sl.at)
 		if sl.readd { // an Add made after the claim counted on one before it
 			q.Add(sl.item, state.Opts{}, sl.at)
 		}
 		o.release(sl)
-		k++
+		o.first++
 	}
-	if k > 0 {
-		n := copy(o.pending, o.pending[k:])
-		clear(o.pending[n:])
-		o.pending = o.pending[:n]
+	if o.first == len(o.pending) {
+		o.pending, o.first = o.pending[:0], 0
 	}
 }
 
@@ -342,7 +347,7 @@ func (o *offers[T]) owe(item T) {
 	if o == nil {
 		return
 	}
-	for _, sl := range o.pending {
+	for _, sl := range o.pending[o.first:] {
 		if sl.item == item {
 			sl.readd = true
 			return
