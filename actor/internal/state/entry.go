@@ -103,6 +103,11 @@ func (q *Queue[T]) forget(item T, e entry) {
 	} else {
 		q.items.del(item)
 	}
+	q.drop(item, e)
+}
+
+// drop forgets what is kept of item, whose entry is e, beside its table.
+func (q *Queue[T]) drop(item T, e entry) {
 	if id := e.key(); id != 0 {
 		q.prio.Release(id)
 	}

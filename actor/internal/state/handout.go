@@ -93,34 +93,26 @@ func (q *Queue[T]) Return(item T, p order.Place, now int64) {
 // delayed meanwhile waits for its deadline. Done of an item that is not
 // processing does nothing (client-go would queue a duplicate).
 func (q *Queue[T]) Done(item T, now int64) {
-	if q.ndirty == 0 && q.transit == 0 && q.delays.Len() == 0 && q.wide == nil && !q.fair {
-		// Every item processing is only that: if the delete finds item,
-		// it was.
-		if q.proc.del(item) != 0 {
-			q.finish(item, 0, now)
-		}
-		return
-	}
-	e := q.proc.get(item)
-	if e == 0 {
-		return // not processing
-	}
+	e := q.proc.del(item) // one look for the usual case: processing
 	switch e.status() {
 	case Processing:
 		q.finish(item, e, now)
-		q.forget(item, e)
+		q.drop(item, e)
 	case ProcessingDirty:
 		q.finish(item, e, now)
+		q.ndirty--
 		seq, ok := q.takePlace(item)
 		if !ok {
 			seq = q.nextSeq()
 		}
 		ne := e.with(Ready)
-		q.set(item, e, ne)
+		q.items.set(item, ne)
 		q.enqueue(item, ne, seq, now)
 	case ProcessingDelayed:
 		q.finish(item, e, now)
-		q.set(item, e, e.with(Delayed))
+		q.items.set(item, e.with(Delayed))
+	case Popped:
+		q.proc.set(item, e) // not processing: Done does nothing
 	}
 }
 
