@@ -145,17 +145,18 @@ func (l *lane[T]) claim(c *shared[T], sl *slot[T]) (item T, prio int, ok bool) {
 	}
 	sl.hot.claiming() // before the item is processing (filter.go)
 	sl.after = c.inbox.puts.Load()
-	if !l.claimed(sl) {
+	if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
 		return item, 0, false
 	}
+	l.publish(sl)
 	if l.wake {
 		c.ring() // the owner records the hand-out as soon as it runs
 	}
 	return claimed, p, true
 }
 
-// claimed claims sl, unless it was revoked first, and pushes it on claims
-// for the owner to take (offers.collect); it reports whether it did.
+// claimed claims sl for the owner itself, unless it was revoked first,
+// and reports whether it did.
 func (l *lane[T]) claimed(sl *slot[T]) bool {
 	if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
 		return false
@@ -164,7 +165,8 @@ func (l *lane[T]) claimed(sl *slot[T]) bool {
 	return true
 }
 
-// publish pushes sl, just claimed, on claims.
+// publish pushes sl, just claimed, on claims for the owner to take
+// (offers.collect).
 func (l *lane[T]) publish(sl *slot[T]) {
 	for {
 		sl.nextClaim = l.claims.Load()

@@ -308,12 +308,15 @@ func (o *offers[T]) collect() {
 		clear(o.pending[n:])
 		o.pending, o.first = o.pending[:n], 0
 	}
-	n := len(o.pending)
-	for ; sl != nil; sl = sl.nextClaim {
-		o.sent[sl.num-o.base] = nil
-		o.pending = append(o.pending, sl)
+	n, k := len(o.pending), 0
+	for x := sl; x != nil; x = x.nextClaim {
+		k++
 	}
-	slices.Reverse(o.pending[n:]) // oldest first
+	o.pending = slices.Grow(o.pending, k)[:n+k]
+	for i := n + k - 1; sl != nil; sl, i = sl.nextClaim, i-1 { // oldest first
+		o.sent[sl.num-o.base] = nil
+		o.pending[i] = sl
+	}
 	for i := n; i < len(o.pending); i++ {
 		for j := i; j > 0 && o.pending[j-1].after > o.pending[j].after; j-- {
 			o.pending[j-1], o.pending[j] = o.pending[j], o.pending[j-1]

@@ -9,25 +9,24 @@ import "github.com/actorq/actorq/actor/internal/order"
 // a Done does nothing, and Len and the depth count it. It returns the item
 // and its place, which Return needs; ok is false if nothing is ready.
 func (q *Queue[T]) Pop(now int64) (item T, p order.Place, ok bool) {
-	item, p, e, ok := q.take(now, true)
-	if ok {
-		q.proc.set(item, e.with(Popped))
-		q.transit++
-	}
-	return item, p, ok
-}
-
-// take takes the next ready item out of the order and the table of items, and
-// returns it with its place and entry; ahead, it may come back (Return).
-func (q *Queue[T]) take(now int64, ahead bool) (item T, p order.Place, e entry, ok bool) {
 	if !q.ready() {
-		return item, p, 0, false
+		return item, p, false
 	}
-	if ahead && q.prio != nil {
-		item, p = q.prio.PopAhead(now)
+	if q.prio != nil {
+		item, p = q.prio.PopAhead(now) // it may come back (Return)
 	} else {
 		item, p = q.order.Pop(now)
 	}
+	e := q.took(item, &p)
+	q.proc.set(item, e.with(Popped))
+	q.transit++
+	return item, p, true
+}
+
+// took takes item, just popped from the order at place p, out of the
+// table of items, and returns its entry (and its priority in p, which a
+// Storage does not give).
+func (q *Queue[T]) took(item T, p *order.Place) (e entry) {
 	switch {
 	case q.fifo != nil: // every ready item is at 0: no need to read its entry
 		e = entry(Ready)
@@ -38,7 +37,7 @@ func (q *Queue[T]) take(now int64, ahead bool) (item T, p order.Place, e entry, 
 		p.Prio = q.prioOf(item, e)
 	}
 	q.items.del(item)
-	return item, p, e, true
+	return e
 }
 
 // Received is the event of a consumer receiving item, popped at place p,
@@ -60,14 +59,16 @@ func (q *Queue[T]) Received(item T, p order.Place, at int64) {
 // HandOut is Pop and Received at once, for a consumer that receives the
 // item at instant now.
 func (q *Queue[T]) HandOut(now int64) (item T, p order.Place, ok bool) {
-	item, p, e, ok := q.take(now, false)
-	if ok {
-		q.proc.set(item, e.with(Processing))
-		q.nproc++
-		q.m.get(item, p.Prio, now)
-		q.startWork(item, now)
+	if !q.ready() {
+		return item, p, false
 	}
-	return item, p, ok
+	item, p = q.order.Pop(now)
+	e := q.took(item, &p)
+	q.proc.set(item, e.with(Processing))
+	q.nproc++
+	q.m.get(item, p.Prio, now)
+	q.startWork(item, now)
+	return item, p, true
 }
 
 // Return puts back item, popped at place p, which no consumer received:
