@@ -352,12 +352,9 @@ func (f *filter[T]) offered(item T, prio int) *hotEntry[T] {
 func (e *hotEntry[T]) mark() bool { return e != nil && e.sent.CompareAndSwap(false, true) }
 
 // unmark clears the sent flag that an Add took, once the owner applied
-// (or ignored) the Add. e may be nil.
-func (e *hotEntry[T]) unmark() {
-	if e != nil {
-		e.sent.Store(false)
-	}
-}
+// (or ignored) the Add, and reports whether it was still set. e may be
+// nil.
+func (e *hotEntry[T]) unmark() bool { return e != nil && e.sent.Swap(false) }
 
 // claiming clears the entry's flags as a consumer claims the item from
 // the lane, just before its claim: an Add made after the claim must reach

@@ -47,7 +47,7 @@ type lane[T comparable] struct {
 	_    [56]byte
 	ring [laneSize]atomic.Pointer[slot[T]]
 
-	claims atomic.Pointer[slot[T]] // the slots claimed and not yet taken by the owner, newest first
+	claims [maxSlots / 64]atomic.Uint64 // a bit per slot index: claimed, and not yet seen
 	top    topPrio
 	off    atomic.Bool // Items was called: Get asks the owner
 	stamp  bool        // a claim reads the clock: the state needs the instant of a hand-out
@@ -73,16 +73,15 @@ const (
 // claims it; the owner reuses it once it has seen the claim, or has the
 // slot back (from its own channel, or from a consumer that gave it back).
 type slot[T comparable] struct {
-	item      T
-	place     order.Place
-	at        int64        // with stamp: the consumer's clock reading at its claim
-	after     uint64       // the requests put before its claim (inbox.puts): it comes after them
-	nextClaim *slot[T]     // the slot claimed before it, in lane.claims
-	readd     bool         // owner only: add the item again once the state hears of the claim (offers.owe)
-	hot       *hotEntry[T] // the item's filter entry, which the claim tells (filter.go)
-	idx       int          // its index in offers.all; never changes
-	num       uint64       // owner only: its number in the lane, as offered
-	state     atomic.Uint32
+	item  T
+	place order.Place
+	at    int64        // with stamp: the consumer's clock reading at its claim
+	after uint64       // the requests put before its claim (inbox.puts): it comes after them
+	readd bool         // owner only: add the item again once the state hears of the claim (offers.owe)
+	hot   *hotEntry[T] // the item's filter entry, which the claim tells (filter.go)
+	idx   int          // its index in offers.all; never changes
+	num   uint64       // owner only: its number in the lane, as offered
+	state atomic.Uint32
 }
 
 // receive takes a slot offered in the lane, or returns nil if there is
@@ -165,20 +164,9 @@ func (l *lane[T]) claimed(sl *slot[T]) bool {
 	return true
 }
 
-// publish pushes sl, just claimed, on claims for the owner to take
-// (offers.collect).
-func (l *lane[T]) publish(sl *slot[T]) {
-	for {
-		sl.nextClaim = l.claims.Load()
-		if l.claims.CompareAndSwap(sl.nextClaim, sl) {
-			return
-		}
-	}
-}
-
-// takeClaims takes the slots claimed so far, newest first, linked by
-// nextClaim. Owner only.
-func (l *lane[T]) takeClaims() *slot[T] { return l.claims.Swap(nil) }
+// publish sets the bit of sl, just claimed, for the owner to see
+// (offers.see).
+func (l *lane[T]) publish(sl *slot[T]) { l.claims[sl.idx/64].Or(1 << (sl.idx % 64)) }
 
 // added raises top after an add of items ready now at priority p was
 // sent. l may be nil.

@@ -26,7 +26,8 @@ func (c *shared[T]) withRest(f func(o *owner[T])) {
 	o := <-c.rest
 	defer func() { c.rest <- o }()
 	o.serveInbox(math.MaxInt)
-	o.offers.reach(o.q, c.inbox.taken) // the claims made before the caller's call
+	o.offers.see(o.q) // the claims made before the caller's call
+	o.seq = c.inbox.taken
 	f(o)
 	if o.idle != nil && !o.busy() {
 		close(o.idle) // releases the ShutDownWithDrain calls made after the owner ended

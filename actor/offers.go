@@ -1,7 +1,7 @@
 package actor
 
 import (
-	"slices"
+	"math/bits"
 
 	"github.com/actorq/actorq/actor/internal/order"
 	"github.com/actorq/actorq/actor/internal/state"
@@ -27,9 +27,6 @@ type offers[T comparable] struct {
 	all     []*slot[T] // every slot made, by index
 	free    []*slot[T]
 	sent    []*slot[T] // offered, oldest first, not yet seen claimed or taken back (nil: seen)
-	pending []*slot[T] // claimed, in the order of requests (see)
-	first   int        // pending[first:] are not yet told to the state
-	applied uint64     // the requests before this number are applied
 	base    uint64     // the number of the slot at sent[0]: slots are numbered as offered
 	sends   uint64     // the slots offered so far
 	last    order.Place
@@ -54,22 +51,17 @@ func newOffers[T comparable](cfg Config[T], stamp, metrics bool) *offers[T] {
 	return &offers[T]{l: l, limit: laneSize, fair: cfg.Fairness != nil, atAdd: cfg.Requeue == RequeueAtAdd}
 }
 
-// prepare readies the lane for r, the request of number seq, which the
-// owner is about to apply: the state hears of the claims made before r
-// was put (claims made since the first request of its batch was put are
-// collected: every request of a batch was put before the batch was
-// taken), and top rises to the priority of an add (a delayed one's too:
-// a deadline passing is no request a Get waits behind).
-func (o *offers[T]) prepare(q *state.Queue[T], seq uint64, first bool, r *request[T]) {
+// prepare readies the lane for r, which the owner is about to apply: if r
+// is the first of an inbox batch, the state hears of the claims made
+// before it was put (every request of a batch was put before the batch
+// was taken), and top rises to the priority of an add (a delayed one's
+// too: a deadline passing is no request a Get waits behind).
+func (o *offers[T]) prepare(q *state.Queue[T], first bool, r *request[T]) {
 	if o == nil {
 		return
 	}
-	o.applied = seq
 	if first {
-		o.collect()
-	}
-	if o.first < len(o.pending) && o.pending[o.first].after <= seq {
-		o.apply(q)
+		o.see(q)
 	}
 	switch r.op {
 	case opAdd, opRetry, opAddAt:
@@ -241,13 +233,13 @@ func (o *offers[T]) takeBack(q *state.Queue[T], f *filter[T], now int64) {
 // offers none. The owner takes its slot from the ring and claims it, as
 // a consumer would, and the state hears of the claim at once. The lane
 // must be in order (keepOrder).
-func (o *offers[T]) handOver(q *state.Queue[T], at int64) (item T, p order.Place, ok bool) {
+func (o *offers[T]) handOver(q *state.Queue[T], at int64, seq uint64) (item T, p order.Place, ok bool) {
 	if o == nil {
 		return item, p, false
 	}
 	for sl := o.l.receive(); sl != nil; sl = o.l.receive() {
 		item, p = sl.item, sl.place
-		sl.at, sl.after = at, o.applied
+		sl.at, sl.after = at, seq
 		sl.hot.claiming()
 		if o.l.claimed(sl) {
 			o.see(q) // this claim, and those made before it
@@ -268,100 +260,41 @@ func (o *offers[T]) giveBack(q *state.Queue[T], f *filter[T], sl *slot[T], now i
 	o.release(sl)
 }
 
-// A claim comes in the order of requests after the requests put before
-// it (slot.after) and before the others, as the caller's own calls came:
-// the state hears of it once the owner has applied those (applied), and
-// before it applies the next. Claims are collected from their bits, kept
-// in that order (pending), and applied in it.
-
-// see collects the claims made so far and tells the state of those that
-// come before the requests not yet applied.
+// see tells the state of every claim the consumers have made so far:
+// each sets its slot's bit in claims. A claim comes after the requests
+// put before it (slot.after): the state applies a request it receives
+// later but that came before the claim as if before (state.Queue), so
+// the order in which claims are seen does not matter.
 func (o *offers[T]) see(q *state.Queue[T]) {
 	if o == nil {
 		return
 	}
-	o.collect()
-	o.apply(q)
-}
-
-// reach records that every request before number n is applied, and tells
-// the state of the claims that came before n.
-func (o *offers[T]) reach(q *state.Queue[T], n uint64) {
-	if o == nil {
-		return
-	}
-	o.applied = n
-	o.see(q)
-}
-
-// collect takes the claims the consumers made so far into pending, in
-// their order. They come newest first, and in the order of requests but
-// for claims made at once: each goes in from the back, past the few it
-// came before.
-func (o *offers[T]) collect() {
-	sl := o.l.takeClaims()
-	if sl == nil {
-		return
-	}
-	if o.first > 0 { // the claims told to the state go
-		n := copy(o.pending, o.pending[o.first:])
-		clear(o.pending[n:])
-		o.pending, o.first = o.pending[:n], 0
-	}
-	n, k := len(o.pending), 0
-	for x := sl; x != nil; x = x.nextClaim {
-		k++
-	}
-	o.pending = slices.Grow(o.pending, k)[:n+k]
-	for i := n + k - 1; sl != nil; sl, i = sl.nextClaim, i-1 { // oldest first
-		o.sent[sl.num-o.base] = nil
-		o.pending[i] = sl
-	}
-	for i := n; i < len(o.pending); i++ {
-		for j := i; j > 0 && o.pending[j-1].after > o.pending[j].after; j-- {
-			o.pending[j-1], o.pending[j] = o.pending[j], o.pending[j-1]
+	for w := range (len(o.all) + 63) / 64 {
+		if o.l.claims[w].Load() == 0 {
+			continue
+		}
+		for x := o.l.claims[w].Swap(0); x != 0; x &= x - 1 {
+			sl := o.all[w*64+bits.TrailingZeros64(x)]
+			o.sent[sl.num-o.base] = nil
+			q.Received(sl.item, sl.place, sl.at, sl.after)
+			o.release(sl)
 		}
 	}
 	o.dropSeen()
 }
 
-// apply tells the state of the pending claims that came before the
-// requests not yet applied.
-func (o *offers[T]) apply(q *state.Queue[T]) {
-	for o.first < len(o.pending) && o.pending[o.first].after <= o.applied {
-		sl := o.pending[o.first]
-		o.pending[o.first] = nil
-		q.Received(sl.item, sl.place, sl.at)
-		if sl.readd { // an Add made after the claim counted on one before it
-			q.Add(sl.item, state.Opts{}, sl.at)
-		}
-		o.release(sl)
-		o.first++
-	}
-	if o.first == len(o.pending) {
-		o.pending, o.first = o.pending[:0], 0
-	}
-}
-
-// owe marks item's slot, if a consumer claimed it and the state has not
-// heard of it yet, so that the item is added again once it does (see
-// owner.unmark).
-func (o *offers[T]) owe(item T) {
+// claimed reports whether a consumer claimed item's slot and the state has
+// not heard of it yet.
+func (o *offers[T]) claimed(item T) bool {
 	if o == nil {
-		return
-	}
-	for _, sl := range o.pending[o.first:] {
-		if sl.item == item {
-			sl.readd = true
-			return
-		}
+		return false
 	}
 	for _, sl := range o.sent {
 		if sl != nil && sl.item == item && sl.state.Load() == slotClaimed {
-			sl.readd = true
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // dropSeen drops the seen slots at the front of sent, keeping its array.

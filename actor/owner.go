@@ -22,6 +22,7 @@ type owner[T comparable] struct {
 	filter  *filter[T]   // the duplicate filter, or nil (shared with callers: c.filter)
 	waiting []*waiter[T] // Get and GetBatch calls waiting for an item, oldest first
 	at      int64        // with stamps: the instant of the event being applied
+	seq     uint64       // the place of the event being applied in the order of calls (inbox.take)
 	metrics bool         // the state records metrics: refresh them
 
 	dueAlarm  alarm         // armed to the earliest deadline
@@ -92,7 +93,7 @@ func (o *owner[T]) wait() (quit bool) {
 	case <-o.c.bell: // Items was called, or a consumer claimed an item to record
 	case out <- o.head:
 		o.staged = false
-		o.q.Received(o.head, o.headPlace, o.receivedAt())
+		o.q.Received(o.head, o.headPlace, o.receivedAt(), o.c.inbox.taken)
 	case <-o.dueAlarm.c:
 		o.dueAlarm.fired()
 	case <-o.tickAlarm.c:
@@ -174,7 +175,7 @@ func (o *owner[T]) serveDue() {
 // GetBatch calls first (what the lane offers goes first, so it comes
 // back), then the lane.
 func (o *owner[T]) handOut() {
-	o.offers.reach(o.q, o.c.inbox.taken) // every request taken is applied
+	o.seq = o.c.inbox.taken // every request taken is applied
 	if len(o.waiting) > 0 {
 		o.offers.takeBack(o.q, o.filter, o.now())
 		o.serveWaiters()
@@ -223,7 +224,7 @@ func (o *owner[T]) refresh() {
 // and then their adds are ignored (state.Queue.Add).
 func (o *owner[T]) flush() {
 	o.serveInbox(o.c.inbox.len())
-	o.offers.reach(o.q, o.c.inbox.taken)
+	o.seq = o.c.inbox.taken
 }
 
 // startDrain begins ShutDownWithDrain: delays are dropped, the lane is

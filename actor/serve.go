@@ -1,6 +1,7 @@
 package actor
 
 import (
+	"math"
 	"slices"
 
 	"github.com/actorq/actorq/actor/internal/state"
@@ -14,15 +15,15 @@ func (o *owner[T]) serve(r *request[T], seq uint64, first bool) {
 	if o.c.stamped && r.op != opCancel {
 		o.at = r.at
 	}
-	o.offers.prepare(o.q, seq, first, r)
+	o.seq = seq
+	o.offers.prepare(o.q, first, r)
 	switch r.op {
 	case opAdd:
-		o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys}, o.at)
-		o.unmark(r)
+		o.unmark(r, o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys, Seq: seq}, o.at))
 	case opRetry:
-		o.add(r.item, state.Opts{Keys: r.keys, Retry: true}, o.at)
+		o.add(r.item, state.Opts{Keys: r.keys, Retry: true, Seq: seq}, o.at)
 	case opAddAt:
-		o.addAt(r.item, r.due, state.Opts{Keys: r.keys, Retry: true}, o.at)
+		o.addAt(r.item, r.due, state.Opts{Keys: r.keys, Retry: true, Seq: seq}, o.at)
 	case opAddList:
 		o.addList(r.list, o.at)
 		r.list.recycle()
@@ -76,7 +77,7 @@ func (o *owner[T]) get(w *waiter[T]) {
 		// What the lane offers goes first: its oldest item, if the lane
 		// is still in order.
 		o.offers.keepOrder(o.q, o.filter, o.now())
-		if item, p, ok := o.offers.handOver(o.q, o.handOutAt()); ok {
+		if item, p, ok := o.offers.handOver(o.q, o.handOutAt(), o.seq); ok {
 			w.items, w.prio = append(w.items, item), p.Prio
 			o.offers.asked(true, 1)
 			w.answer()
@@ -104,7 +105,7 @@ func (o *owner[T]) snapshot(w *waiter[T]) {
 // item delayed.
 func (o *owner[T]) addList(l *itemList[T], at int64) {
 	for i, item := range l.items {
-		opts := state.Opts{Prio: l.prio}
+		opts := state.Opts{Prio: l.prio, Seq: o.seq}
 		if l.keys != nil {
 			opts.Keys = l.keys[i]
 		}
@@ -119,9 +120,11 @@ func (o *owner[T]) addList(l *itemList[T], at int64) {
 
 // add, addAt and done apply an event of item to the state, and keep the
 // fast paths in step with it.
-func (o *owner[T]) add(item T, opts state.Opts, at int64) {
-	o.filter.added(o.q, item, o.q.Add(item, opts, at))
+func (o *owner[T]) add(item T, opts state.Opts, at int64) (was state.Status) {
+	was = o.q.Add(item, opts, at)
+	o.filter.added(o.q, item, was != state.Absent)
 	o.offers.added(o.q, o.filter, opts.Prio, o.now())
+	return was
 }
 
 func (o *owner[T]) addAt(item T, due int64, opts state.Opts, at int64) {
@@ -131,24 +134,27 @@ func (o *owner[T]) addAt(item T, due int64, opts state.Opts, at int64) {
 }
 
 func (o *owner[T]) done(item T, at int64) {
-	o.q.Done(item, at)
+	o.q.Done(item, at, o.seq)
 	o.filter.sync(o.q, item)
 }
 
-// unmark clears the sent flag that the Add r took (filter.go). If r's
-// item was in the lane and a consumer claimed it before the flag was
-// clear, an Add made after the claim may have found the flag set and
-// counted on r, which the state applied before the claim, as a duplicate:
-// then the item is added again once the state hears of the claim, so that
-// it runs again after its Done (offers.owe). (A claim after the clear
-// needs nothing: Adds made after it find the flag clear.)
-func (o *owner[T]) unmark(r *request[T]) {
-	if r.hot == nil {
+// unmark clears the sent flag that the Add r took (filter.go); the add
+// found its item as was. If the add came while the item was on its way to
+// a consumer (popped, or taken ahead from the lane) and its flag was still
+// set, a consumer may have claimed the item after the flag was set, and
+// an Add made after that claim may have found the flag set and counted on
+// r, which was a duplicate: then the item is added again once the state
+// has heard of the claim, so that it runs again after its Done. (A claim
+// that cleared the flag needs nothing: Adds made after it find it clear.)
+func (o *owner[T]) unmark(r *request[T], was state.Status) {
+	if !r.hot.unmark() || was != state.Popped {
 		return
 	}
-	r.hot.unmark()
-	if o.q.Status(r.item) == state.Popped {
-		o.offers.owe(r.item)
+	if o.offers.claimed(r.item) {
+		o.offers.see(o.q)
+	}
+	if o.q.Status(r.item) == state.Processing {
+		o.add(r.item, state.Opts{Seq: math.MaxUint64}, o.at) // after the claim
 	}
 }
 
@@ -164,7 +170,7 @@ func (o *owner[T]) serveWaiters() {
 			if !dated { // once per call, and only if it hands out
 				at, dated = o.handOutAt(), true
 			}
-			item, p, ok := o.q.HandOut(at)
+			item, p, ok := o.q.HandOut(at, o.seq)
 			if !ok {
 				break
 			}

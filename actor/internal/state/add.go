@@ -16,12 +16,12 @@ import "github.com/actorq/actorq/actor/internal/order"
 //   - delayed: ready now, the deadline dropped (and processing+delayed:
 //     dirty), at the higher of the two priorities.
 //
-// It reports whether the queue knew the item before (an add of an item
-// already ready, processing, dirty or delayed): a transport may treat such
-// an item as hot.
-func (q *Queue[T]) Add(item T, o Opts, now int64) (known bool) {
+// It returns where the add found the item (Absent for an add the queue
+// ignored once shutting down): a transport may treat an item it knew as
+// hot.
+func (q *Queue[T]) Add(item T, o Opts, now int64) (was Status) {
 	if q.phase != Running {
-		return false
+		return Absent
 	}
 	if o.Retry {
 		q.m.retry()
@@ -29,13 +29,16 @@ func (q *Queue[T]) Add(item T, o Opts, now int64) (known bool) {
 	return q.add(item, o, now)
 }
 
-func (q *Queue[T]) add(item T, o Opts, now int64) (known bool) {
+func (q *Queue[T]) add(item T, o Opts, now int64) (was Status) {
 	if q.fifo != nil && o.Prio == 0 && q.delays.Len() == 0 {
-		if dup, ok := q.addFIFO(item, now); ok {
-			return dup
+		if was, ok := q.addFIFO(item, now); ok {
+			return was
 		}
 	}
 	e := q.lookup(item)
+	if q.before(item, e, o.Seq) {
+		return Popped // made while the item was on its way to a consumer
+	}
 	switch e.status() {
 	case Absent:
 		e = q.know(item, o)
@@ -46,7 +49,7 @@ func (q *Queue[T]) add(item T, o Opts, now int64) (known bool) {
 		old := q.prioOf(item, e)
 		if !q.raises(item, e, o) {
 			q.order.Touch(item)
-			return true
+			return Ready
 		}
 		q.order.Remove(item, q.placeOf(e, old, 0, now))
 		ne := q.entryAt(item, e, Ready, o.Prio)
@@ -58,7 +61,7 @@ func (q *Queue[T]) add(item T, o Opts, now int64) (known bool) {
 		// unless it raises the priority; then, once it is returned, it
 		// goes to the back of its new priority (Return).
 		if !q.raises(item, e, o) {
-			return true
+			return Popped
 		}
 		q.m.moveDepth(q.prioOf(item, e), o.Prio)
 		q.set(item, e, q.entryAt(item, e, Popped, o.Prio))
@@ -69,7 +72,7 @@ func (q *Queue[T]) add(item T, o Opts, now int64) (known bool) {
 		q.set(item, e, ne)
 	case ProcessingDirty:
 		if !q.raises(item, e, o) {
-			return true
+			return ProcessingDirty
 		}
 		q.m.moveDepth(q.prioOf(item, e), o.Prio)
 		q.setPlace(item, q.nextSeq())
@@ -84,29 +87,35 @@ func (q *Queue[T]) add(item T, o Opts, now int64) (known bool) {
 		if e.status() == ProcessingDelayed {
 			q.setPlace(item, seq)
 			q.set(item, e, q.entryAt(item, e, ProcessingDirty, p))
-			return true
+			return ProcessingDelayed
 		}
 		ne := q.entryAt(item, e, Ready, p)
 		q.set(item, e, ne)
 		q.enqueue(item, ne, seq, now)
 	}
-	return e.status() != Absent
+	return e.status()
+}
+
+// before reports whether an event at place seq of the order of calls came
+// before the hand-out of item, whose entry is e, if it is processing.
+func (q *Queue[T]) before(item T, e entry, seq uint64) bool {
+	return e.status().processing() && seq < q.proc.slot(item).v
 }
 
 // addFIFO is add of an item that is not processing, when nothing is
 // delayed and every item is at priority 0: an item the table of items
 // holds is ready, and the add a duplicate. ok is false, and it does
 // nothing, if the item is popped or processing.
-func (q *Queue[T]) addFIFO(item T, now int64) (dup, ok bool) {
+func (q *Queue[T]) addFIFO(item T, now int64) (was Status, ok bool) {
 	if q.proc.get(item) != 0 {
-		return false, false
+		return Absent, false
 	}
 	if _, added := q.items.add(item, entry(Ready)); !added {
-		return true, true
+		return Ready, true
 	}
 	q.m.add(item, 0, now)
 	q.fifo.Push(item, order.Place{})
-	return false, true
+	return Absent, true
 }
 
 // AddAt is an add of item that takes effect at deadline at, at the
@@ -126,6 +135,9 @@ func (q *Queue[T]) AddAt(item T, at int64, o Opts, now int64) {
 		q.m.retry()
 	}
 	e := q.lookup(item)
+	if q.before(item, e, o.Seq) {
+		return // made while the item was on its way to a consumer: a duplicate
+	}
 	switch e.status() {
 	case Absent, Processing:
 		st, ke := ProcessingDelayed, e

@@ -18,8 +18,8 @@ func BenchmarkBurst(b *testing.B) {
 				q.Add(i+j, Opts{}, 0)
 			}
 		}
-		item, _, _ := q.HandOut(0)
-		q.Done(item, 0)
+		item, _, _ := q.HandOut(0, 0)
+		q.Done(item, 0, 0)
 	}
 }
 
@@ -30,8 +30,8 @@ func BenchmarkStream(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		q.Add(i, Opts{}, 0)
-		item, _, _ := q.HandOut(0)
-		q.Done(item, 0)
+		item, _, _ := q.HandOut(0, 0)
+		q.Done(item, 0, 0)
 	}
 }
 
@@ -44,8 +44,8 @@ func BenchmarkWindow(b *testing.B) {
 	}
 	for i := 0; b.Loop(); i++ {
 		q.Add(i, Opts{}, 0)
-		item, _, _ := q.HandOut(0)
-		q.Done(item, 0)
+		item, _, _ := q.HandOut(0, 0)
+		q.Done(item, 0, 0)
 	}
 }
 
@@ -70,9 +70,9 @@ func BenchmarkFairHandOut(b *testing.B) {
 				var now int64
 				b.ReportAllocs()
 				for b.Loop() {
-					item, _, _ := q.HandOut(now)
+					item, _, _ := q.HandOut(now, 0)
 					now++
-					q.Done(item, now+int64(item%7)*100)
+					q.Done(item, now+int64(item%7)*100, 0)
 					q.Add(item, Opts{Keys: keys[item%a]}, now)
 				}
 			})

@@ -64,14 +64,14 @@ func TestCapsAndWeights(t *testing.T) {
 			}
 			for i, s := range tt.steps {
 				for _, k := range s.done {
-					q.Done(k, 0)
+					q.Done(k, 0, 0)
 				}
 				for _, l := range s.limit {
 					q.SetLimit(l)
 				}
 				var got []int
 				for range s.want {
-					item, _, ok := q.HandOut(0)
+					item, _, ok := q.HandOut(0, 0)
 					if !ok {
 						item = -1
 					}
@@ -104,17 +104,17 @@ func TestCapsAtShutdown(t *testing.T) {
 		q.Add(k, Opts{Keys: []string{key}}, 0)
 	}
 	for _, want := range []int{1, 2} {
-		if item, _, _ := q.HandOut(0); item != want {
+		if item, _, _ := q.HandOut(0, 0); item != want {
 			t.Fatalf("HandOut() = %d; want %d", item, want)
 		}
 	}
-	if _, _, ok := q.HandOut(0); ok {
+	if _, _, ok := q.HandOut(0, 0); ok {
 		t.Fatal("HandOut() handed out an item of a key at its cap")
 	}
 	q.Drain()
 	var got []int
 	for {
-		item, _, ok := q.HandOut(0)
+		item, _, ok := q.HandOut(0, 0)
 		if !ok {
 			break
 		}
@@ -141,10 +141,10 @@ func TestCapTransitions(t *testing.T) {
 		{"nothing", func(q *Queue[string]) {}, 2, []string{"b1"}},
 		{"add a3", func(q *Queue[string]) { q.Add("a3", opts("a3"), 0) }, 3, []string{"b1"}},
 		{"add a1 (dirty)", func(q *Queue[string]) { q.Add("a1", opts("a1"), 0) }, 2, []string{"b1"}},
-		{"done a1", func(q *Queue[string]) { q.Done("a1", 0) }, 2, []string{"b1", "a2"}},
-		{"add a1, done a1", func(q *Queue[string]) { q.Add("a1", opts("a1"), 0); q.Done("a1", 0) }, 3, []string{"b1", "a2"}},
+		{"done a1", func(q *Queue[string]) { q.Done("a1", 0, 0) }, 2, []string{"b1", "a2"}},
+		{"add a1, done a1", func(q *Queue[string]) { q.Add("a1", opts("a1"), 0); q.Done("a1", 0, 0) }, 3, []string{"b1", "a2"}},
 		{"delayed a3 due", func(q *Queue[string]) { q.AddAt("a3", 5, opts("a3"), 0); q.Due(5) }, 3, []string{"b1"}},
-		{"done b1 (not processing)", func(q *Queue[string]) { q.Done("b1", 0) }, 2, []string{"b1"}},
+		{"done b1 (not processing)", func(q *Queue[string]) { q.Done("b1", 0, 0) }, 2, []string{"b1"}},
 		{"pop, return", func(q *Queue[string]) {
 			item, p, _ := q.Pop(0)
 			q.Return(item, p, 0)
@@ -160,7 +160,7 @@ func TestCapTransitions(t *testing.T) {
 			for _, item := range []string{"a1", "a2", "b1"} {
 				q.Add(item, opts(item), 0)
 			}
-			if item, _, _ := q.HandOut(0); item != "a1" {
+			if item, _, _ := q.HandOut(0, 0); item != "a1" {
 				t.Fatalf("setup: HandOut() = %q; want a1", item)
 			}
 			row.do(q)
@@ -170,7 +170,7 @@ func TestCapTransitions(t *testing.T) {
 			}
 			var got []string
 			for {
-				item, _, ok := q.HandOut(0)
+				item, _, ok := q.HandOut(0, 0)
 				if !ok {
 					break
 				}
@@ -215,7 +215,7 @@ func TestWorkTime(t *testing.T) {
 		var now int64
 		for now < 20_000 {
 			for len(running) < tc.workers {
-				item, _, ok := q.HandOut(now)
+				item, _, ok := q.HandOut(now, 0)
 				if !ok {
 					t.Fatalf("%+v: nothing to hand out at %d", tc, now)
 				}
@@ -231,7 +231,7 @@ func TestWorkTime(t *testing.T) {
 			jb := running[i]
 			running = slices.Delete(running, i, i+1)
 			now = jb.end
-			q.Done(jb.item, now)
+			q.Done(jb.item, now, 0)
 			spent[keyOf(jb.item)] += cost[keyOf(jb.item)]
 		}
 		q.verify(t)
@@ -256,15 +256,15 @@ func TestWorkTimeNeverNegative(t *testing.T) {
 	}
 	var got []string
 	for _, done := range []int64{50, 100} {
-		item, _, ok := q.HandOut(100)
+		item, _, ok := q.HandOut(100, 0)
 		if !ok {
 			t.Fatal("nothing to hand out")
 		}
 		got = append(got, item)
-		q.Done(item, done)
+		q.Done(item, done, 0)
 	}
 	for range 2 {
-		item, _, _ := q.HandOut(100)
+		item, _, _ := q.HandOut(100, 0)
 		got = append(got, item)
 	}
 	if want := []string{"a1", "b1", "a2", "b2"}; !slices.Equal(got, want) {

@@ -218,12 +218,12 @@ func FuzzFlows(f *testing.F) {
 				m.add(k)
 			case 2:
 				want, ok := m.get(now)
-				got, _, gotOK := q.HandOut(now)
+				got, _, gotOK := q.HandOut(now, 0)
 				if ok != gotOK || got != want {
 					t.Fatalf("op %d: HandOut() = %d, %v; want %d, %v", i/2, got, gotOK, want, ok)
 				}
 			case 3:
-				q.Done(k, now)
+				q.Done(k, now, 0)
 				m.done(k, now)
 			case 4: // a pop undone changes nothing
 				if item, p, ok := q.Pop(now); ok {

@@ -118,7 +118,7 @@ func drainBurst(t *testing.T, q *Queue[int], n, levels, burst int) {
 	for done := 0; done < n; {
 		now += 3
 		q.Due(now)
-		item, _, ok := q.HandOut(now)
+		item, _, ok := q.HandOut(now, 0)
 		if !ok {
 			t.Fatalf("nothing to hand out, %d of %d done", done, n)
 		}
@@ -127,7 +127,7 @@ func drainBurst(t *testing.T, q *Queue[int], n, levels, burst int) {
 			q.Add(item, Opts{Keys: keys(item)}, now) // runs again after its Done
 			n++
 		}
-		q.Done(item, now+int64(item%4))
+		q.Done(item, now+int64(item%4), 0)
 		q.Refresh(now)
 		done++
 	}
@@ -157,11 +157,11 @@ func TestDrainedBytes(t *testing.T) {
 				q.Add(i, Opts{Keys: keys[i]}, 0)
 			}
 			for now := int64(1); ; now++ {
-				item, _, ok := q.HandOut(now)
+				item, _, ok := q.HandOut(now, 0)
 				if !ok {
 					break
 				}
-				q.Done(item, now+int64(item%7))
+				q.Done(item, now+int64(item%7), 0)
 			}
 			after := heapBytes()
 			q.checkEmpty(t)
@@ -240,11 +240,11 @@ func footprint(b *testing.B, n, a, levels int, byWork bool) (queued, after float
 		}
 		h1 := heapBytes()
 		for {
-			item, _, ok := q.HandOut(0)
+			item, _, ok := q.HandOut(0, 0)
 			if !ok {
 				break
 			}
-			q.Done(item, int64(item%7))
+			q.Done(item, int64(item%7), 0)
 		}
 		h2 := heapBytes()
 		queued, after = float64(h1-h0)/float64(n), float64(h2-h0)/float64(n)

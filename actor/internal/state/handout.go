@@ -41,30 +41,31 @@ func (q *Queue[T]) took(item T, p *order.Place) (e entry) {
 }
 
 // Received is the event of a consumer receiving item, popped at place p,
-// at instant at: it is processing, and the metrics record its hand-out
-// (depth, queue latency, the start of its work).
-func (q *Queue[T]) Received(item T, p order.Place, at int64) {
+// at instant at and at place seq of the order of calls: it is processing,
+// and the metrics record its hand-out (depth, queue latency, the start of
+// its work).
+func (q *Queue[T]) Received(item T, p order.Place, at int64, seq uint64) {
 	if q.prio != nil {
 		q.prio.Kept(p)
 	}
 	q.transit--
 	q.nproc++
-	ref := q.proc.ref(item)
-	e := *ref
-	*ref = e.with(Processing)
+	s := q.proc.slot(item)
+	e := s.e
+	s.e, s.v = e.with(Processing), seq
 	q.m.get(item, q.prioOf(item, e), at)
 	q.startWork(item, at)
 }
 
 // HandOut is Pop and Received at once, for a consumer that receives the
-// item at instant now.
-func (q *Queue[T]) HandOut(now int64) (item T, p order.Place, ok bool) {
+// item at instant now, at place seq of the order of calls.
+func (q *Queue[T]) HandOut(now int64, seq uint64) (item T, p order.Place, ok bool) {
 	if !q.ready() {
 		return item, p, false
 	}
 	item, p = q.order.Pop(now)
 	e := q.took(item, &p)
-	q.proc.set(item, e.with(Processing))
+	q.proc.put(item, e.with(Processing), seq)
 	q.nproc++
 	q.m.get(item, p.Prio, now)
 	q.startWork(item, now)
@@ -76,7 +77,7 @@ func (q *Queue[T]) HandOut(now int64) (item T, p order.Place, ok bool) {
 // the back of its new priority. Items popped together come back newest
 // first, which undoes their Pops exactly.
 func (q *Queue[T]) Return(item T, p order.Place, now int64) {
-	e := q.proc.del(item)
+	e, _ := q.proc.del(item)
 	q.transit--
 	ne := e.with(Ready)
 	q.items.set(item, ne)
@@ -89,12 +90,17 @@ func (q *Queue[T]) Return(item T, p order.Place, now int64) {
 	}
 }
 
-// Done ends item's processing, at instant now. An item added again
-// meanwhile becomes ready, at the place its Requeue rule gives, and one
-// delayed meanwhile waits for its deadline. Done of an item that is not
-// processing does nothing (client-go would queue a duplicate).
-func (q *Queue[T]) Done(item T, now int64) {
-	e := q.proc.del(item) // one look for the usual case: processing
+// Done ends item's processing, at instant now and place seq of the order
+// of calls. An item added again meanwhile becomes ready, at the place its
+// Requeue rule gives, and one delayed meanwhile waits for its deadline.
+// Done of an item that is not processing does nothing (client-go would
+// queue a duplicate), and so does one made before the item's hand-out.
+func (q *Queue[T]) Done(item T, now int64, seq uint64) {
+	e, handedOut := q.proc.del(item) // one look for the usual case: processing
+	if e.status().processing() && seq < handedOut {
+		q.proc.put(item, e, handedOut) // made while the item was on its way to a consumer
+		return
+	}
 	switch e.status() {
 	case Processing:
 		q.finish(item, e, now)
@@ -113,7 +119,7 @@ func (q *Queue[T]) Done(item T, now int64) {
 		q.finish(item, e, now)
 		q.items.set(item, e.with(Delayed))
 	case Popped:
-		q.proc.set(item, e) // not processing: Done does nothing
+		q.proc.put(item, e, handedOut) // not processing: Done does nothing
 	}
 }
 

@@ -17,14 +17,18 @@ import "hash/maphash"
 // items. An entry of 0 (Absent) marks an empty slot. The table grows by
 // doubling, and is made anew once it empties after holding shrinkFloor
 // items or more, as the maps of the queue are (shrunk).
-type index[T comparable] struct {
+type index[T comparable, V any] struct {
 	seed  maphash.Seed
-	slots []islot[T] // a power of two of them (at most 1<<32), or none
+	slots []islot[T, V] // a power of two of them (at most 1<<32), or none
 	n     int
 	peak  int // the most items held since the table was last made
 }
 
-type islot[T comparable] struct {
+// islot is a slot: an item, its entry, and what the table keeps beside
+// the entry (V: nothing for the items ready or delayed, the instant of a
+// hand-out for those processing), first so that nothing costs no room.
+type islot[T comparable, V any] struct {
+	v    V
 	item T
 	e    entry
 }
@@ -32,15 +36,15 @@ type islot[T comparable] struct {
 // minSlots is the size of a table when it is first needed.
 const minSlots = 8
 
-func newIndex[T comparable]() index[T] { return index[T]{seed: maphash.MakeSeed()} }
+func newIndex[T comparable, V any]() index[T, V] { return index[T, V]{seed: maphash.MakeSeed()} }
 
-func (x *index[T]) len() int { return x.n }
+func (x *index[T, V]) len() int { return x.n }
 
-func (x *index[T]) hash(item T) uint32 { return uint32(maphash.Comparable(x.seed, item)) }
+func (x *index[T, V]) hash(item T) uint32 { return uint32(maphash.Comparable(x.seed, item)) }
 
 // find returns the slot of item, whose hash is h, or of the empty slot
 // where its probe ends; ok reports whether it holds item.
-func (x *index[T]) find(item T, h uint32) (i uint32, ok bool) {
+func (x *index[T, V]) find(item T, h uint32) (i uint32, ok bool) {
 	mask := uint32(len(x.slots) - 1)
 	for i = h & mask; x.slots[i].e != 0; i = (i + 1) & mask {
 		if x.slots[i].item == item {
@@ -50,8 +54,21 @@ func (x *index[T]) find(item T, h uint32) (i uint32, ok bool) {
 	return i, false
 }
 
+// slot returns item's slot, to read and change in place, or nil if the
+// table does not hold it. It is good until the next add, set or del.
+func (x *index[T, V]) slot(item T) *islot[T, V] {
+	if x.n == 0 {
+		return nil
+	}
+	i, ok := x.find(item, x.hash(item))
+	if !ok {
+		return nil
+	}
+	return &x.slots[i]
+}
+
 // get returns item's entry, 0 if the table does not hold it.
-func (x *index[T]) get(item T) entry {
+func (x *index[T, V]) get(item T) entry {
 	if p := x.ref(item); p != nil {
 		return *p
 	}
@@ -60,30 +77,33 @@ func (x *index[T]) get(item T) entry {
 
 // ref returns item's entry, to read and change in place, or nil if the
 // table does not hold it. It is good until the next add, set or del.
-func (x *index[T]) ref(item T) *entry {
-	if x.n == 0 {
-		return nil
+func (x *index[T, V]) ref(item T) *entry {
+	if s := x.slot(item); s != nil {
+		return &s.e
 	}
-	i, ok := x.find(item, x.hash(item))
-	if !ok {
-		return nil
-	}
-	return &x.slots[i].e
+	return nil
 }
 
-// set stores e, which must not be 0, as item's entry.
-func (x *index[T]) set(item T, e entry) {
+// set stores e, which must not be 0, as item's entry, keeping what the
+// table keeps beside it if it holds item.
+func (x *index[T, V]) set(item T, e entry) {
 	x.insert(item, e, true)
+}
+
+// put stores e, which must not be 0, as item's entry, and v beside it.
+func (x *index[T, V]) put(item T, e entry, v V) {
+	x.insert(item, e, true)
+	x.slot(item).v = v
 }
 
 // add stores e, which must not be 0, as item's entry if the table does
 // not hold item, and reports whether it did; otherwise it returns the
 // entry item has.
-func (x *index[T]) add(item T, e entry) (old entry, added bool) {
+func (x *index[T, V]) add(item T, e entry) (old entry, added bool) {
 	return x.insert(item, e, false)
 }
 
-func (x *index[T]) insert(item T, e entry, replace bool) (entry, bool) {
+func (x *index[T, V]) insert(item T, e entry, replace bool) (entry, bool) {
 	if 4*(x.n+1) > 3*len(x.slots) {
 		x.grow()
 	}
@@ -96,16 +116,16 @@ func (x *index[T]) insert(item T, e entry, replace bool) (entry, bool) {
 		}
 		return old, false
 	}
-	x.slots[i] = islot[T]{item, e}
+	x.slots[i] = islot[T, V]{item: item, e: e}
 	x.n++
 	x.peak = max(x.peak, x.n)
 	return 0, true
 }
 
 // grow doubles the table, or makes its first slots.
-func (x *index[T]) grow() {
+func (x *index[T, V]) grow() {
 	old := x.slots
-	x.slots = make([]islot[T], max(2*len(old), minSlots))
+	x.slots = make([]islot[T, V], max(2*len(old), minSlots))
 	mask := uint32(len(x.slots) - 1)
 	for _, s := range old {
 		if s.e == 0 {
@@ -120,28 +140,29 @@ func (x *index[T]) grow() {
 }
 
 // del removes item and returns the entry it had, 0 if the table did not
-// hold it.
-func (x *index[T]) del(item T) entry {
+// hold it, and what the table kept beside it.
+func (x *index[T, V]) del(item T) (entry, V) {
+	var v V
 	if x.n == 0 {
-		return 0
+		return 0, v
 	}
 	i, ok := x.find(item, x.hash(item))
 	if !ok {
-		return 0
+		return 0, v
 	}
-	e := x.slots[i].e
+	e, v := x.slots[i].e, x.slots[i].v
 	x.n--
 	if x.n == 0 && x.peak >= shrinkFloor {
 		x.slots, x.peak = nil, 0 // a drained burst leaves no memory behind
-		return e
+		return e, v
 	}
 	x.shiftBack(i)
-	return e
+	return e, v
 }
 
 // shiftBack empties slot i, moving back into it each entry after it whose
 // probe passes through it, and so on, until an empty slot.
-func (x *index[T]) shiftBack(i uint32) {
+func (x *index[T, V]) shiftBack(i uint32) {
 	mask := uint32(len(x.slots) - 1)
 	for j := (i + 1) & mask; x.slots[j].e != 0; j = (j + 1) & mask {
 		// The entry at j may fill the hole at i if its probe starts at or
@@ -151,12 +172,12 @@ func (x *index[T]) shiftBack(i uint32) {
 			i = j
 		}
 	}
-	x.slots[i] = islot[T]{}
+	x.slots[i] = islot[T, V]{}
 }
 
 // all calls yield for each item and its entry, in no order, until yield
 // returns false. The table must not change meanwhile.
-func (x *index[T]) all(yield func(T, entry) bool) {
+func (x *index[T, V]) all(yield func(T, entry) bool) {
 	for _, s := range x.slots {
 		if s.e != 0 && !yield(s.item, s.e) {
 			return

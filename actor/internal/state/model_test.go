@@ -116,12 +116,12 @@ func FuzzState(f *testing.F) {
 				m.addAt(k, at)
 			case 2:
 				want, ok := m.get()
-				got, _, gotOK := q.HandOut(now)
+				got, _, gotOK := q.HandOut(now, 0)
 				if ok != gotOK || got != want {
 					t.Fatalf("op %d: HandOut() = %d, %v; want %d, %v", i/2, got, gotOK, want, ok)
 				}
 			case 3:
-				q.Done(k, now)
+				q.Done(k, now, 0)
 				m.done(k)
 			case 4:
 				now += int64(arg % 4)

@@ -95,7 +95,7 @@ func testRandom(t *testing.T, keys string, bound time.Duration, requeue Requeue)
 				}
 			} else {
 				for _, x := range inTransit {
-					q.Received(x.item, x.p, now)
+					q.Received(x.item, x.p, now, 0)
 					processing = append(processing, x.item)
 					handedOut++
 				}
@@ -124,7 +124,7 @@ func testRandom(t *testing.T, keys string, bound time.Duration, requeue Requeue)
 			}
 		case op >= 8 && len(processing) > 0:
 			i := r.IntN(len(processing))
-			q.Done(processing[i], now)
+			q.Done(processing[i], now, 0)
 			processing = slices.Delete(processing, i, i+1)
 		}
 		for item := range firstKeys {
@@ -160,8 +160,8 @@ func TestAddSupersedesDelay(t *testing.T) {
 	if q.Delayed() != 0 || q.Len() != 1 {
 		t.Fatalf("Delayed(), Len() = %d, %d; want 0, 1", q.Delayed(), q.Len())
 	}
-	q.HandOut(0)
-	q.Done(1, 0)
+	q.HandOut(0, 0)
+	q.Done(1, 0, 0)
 	q.AddAt(1, 300, Opts{}, 0) // a new delay of the same item
 	q.Due(100)                 // the superseded deadline surfaces: it must not fire
 	q.verify(t)
@@ -177,7 +177,7 @@ func TestAddSupersedesDelay(t *testing.T) {
 func TestDelayWhileProcessing(t *testing.T) {
 	q := New(Config[int]{})
 	q.Add(1, Opts{}, 0)
-	q.HandOut(0)
+	q.HandOut(0, 0)
 	q.AddAt(1, 10, Opts{}, 0)
 	q.verify(t)
 	q.Due(10) // the deadline passes while processing: it runs again after Done
@@ -185,7 +185,7 @@ func TestDelayWhileProcessing(t *testing.T) {
 	if got := q.Status(1); got != ProcessingDirty {
 		t.Fatalf("Status(1) = %v; want processing+dirty", got)
 	}
-	q.Done(1, 0)
+	q.Done(1, 0, 0)
 	q.verify(t)
 	if got := q.Len(); got != 1 {
 		t.Fatalf("Len() = %d; want 1", got)
@@ -202,11 +202,11 @@ func TestMapShrinksAfterBurst(t *testing.T) {
 		q.Add(i, Opts{}, 0)
 	}
 	for {
-		item, _, ok := q.HandOut(0)
+		item, _, ok := q.HandOut(0, 0)
 		if !ok {
 			break
 		}
-		q.Done(item, 0)
+		q.Done(item, 0, 0)
 	}
 	q.verify(t)
 	if q.items.peak > shrinkFloor {
@@ -221,7 +221,7 @@ func TestMapShrinksAfterBurst(t *testing.T) {
 		q.Add(i, Opts{}, 0)
 	}
 	for range n {
-		if _, _, ok := q.HandOut(0); !ok {
+		if _, _, ok := q.HandOut(0, 0); !ok {
 			t.Fatal("HandOut() found nothing ready")
 		}
 	}
@@ -229,7 +229,7 @@ func TestMapShrinksAfterBurst(t *testing.T) {
 		t.Fatalf("proc's peak = %d with the burst processing; want %d", q.proc.peak, n)
 	}
 	for i := range n {
-		q.Done(i, 0)
+		q.Done(i, 0, 0)
 	}
 	q.verify(t)
 	if q.proc.peak > shrinkFloor || q.proc.len() != 0 || q.proc.slots != nil {
@@ -261,8 +261,8 @@ func TestSteadyStateAllocs(t *testing.T) {
 				q.Add(i, o, 0)
 			}
 			for range 100 {
-				item, _, _ := q.HandOut(0)
-				q.Done(item, 0)
+				item, _, _ := q.HandOut(0, 0)
+				q.Done(item, 0, 0)
 			}
 		}
 		for range 20 {

@@ -17,7 +17,7 @@ func TestSnapshotEveryState(t *testing.T) {
 		q.Add(item, Opts{}, 10)
 	}
 	for _, want := range []string{"proc", "dirty", "pdelayed"} {
-		if item, _, _ := q.HandOut(20); item != want {
+		if item, _, _ := q.HandOut(20, 0); item != want {
 			t.Fatalf("HandOut() = %q; want %q", item, want)
 		}
 	}

@@ -69,6 +69,7 @@ type Opts struct {
 	Prio  int
 	Keys  []string // with fairness: the item's keys
 	Retry bool     // count a retry in the metrics, if the add is applied
+	Seq   uint64   // the add's place in the order of calls (see Queue)
 }
 
 // shrinkFloor is the map size below which a map is never rebuilt.
@@ -89,9 +90,16 @@ const shrinkFloor = 1024
 // work time the hand-out instants of the items processing. An item's
 // fairness keys are an id in its entry. Every table and map of items is
 // made anew once it empties after a burst (shrunk).
+//
+// Every event has a place in the order of the calls that made it (seq:
+// Opts.Seq, and the seq given to Done, Received and HandOut). A
+// transport may apply an Add, AddAt or Done after a hand-out that came
+// after it in that order (a consumer took the item offered ahead of the
+// owner): the event found the item ready, and acts so. An add is a
+// duplicate and a Done does nothing; Add reports the item Popped.
 type Queue[T comparable] struct {
-	items index[T] // ready and delayed items
-	proc  index[T] // popped and processing items (dirty and delayed ones too)
+	items index[T, struct{}] // ready and delayed items
+	proc  index[T, uint64]   // popped and processing items (dirty and delayed ones too), with the place of each one's hand-out
 
 	order  order.Order[T]
 	fifo   *order.FIFO[T] // order, while it is the default one
@@ -123,8 +131,8 @@ type Queue[T comparable] struct {
 // New returns an empty queue.
 func New[T comparable](cfg Config[T]) *Queue[T] {
 	q := &Queue[T]{
-		items:   newIndex[T](),
-		proc:    newIndex[T](),
+		items:   newIndex[T, struct{}](),
+		proc:    newIndex[T, uint64](),
 		delays:  delay.New[T](),
 		requeue: cfg.Requeue,
 		fair:    cfg.Fair,

@@ -109,7 +109,7 @@ func TestTransitions(t *testing.T) {
 	// where x goes in the order shows.
 	processingX := func(q *Queue[string]) {
 		q.Add("x", Opts{}, 0)
-		q.HandOut(0)
+		q.HandOut(0, 0)
 		q.Add("y", Opts{}, 0)
 	}
 	setups := []struct {
@@ -133,7 +133,7 @@ func TestTransitions(t *testing.T) {
 		{"addAt earlier", func(q *Queue[string]) { q.AddAt("x", 5, Opts{}, 0) }},
 		{"addAt later", func(q *Queue[string]) { q.AddAt("x", 20, Opts{}, 0) }},
 		{"due", func(q *Queue[string]) { q.Due(10) }},
-		{"hand out", func(q *Queue[string]) { q.HandOut(0) }},
+		{"hand out", func(q *Queue[string]) { q.HandOut(0, 0) }},
 		{"pop, return", func(q *Queue[string]) {
 			if item, p, ok := q.Pop(0); ok {
 				q.Return(item, p, 0)
@@ -141,10 +141,10 @@ func TestTransitions(t *testing.T) {
 		}},
 		{"received", func(q *Queue[string]) {
 			if q.Status("x") == Popped {
-				q.Received("x", order.Place{}, 0)
+				q.Received("x", order.Place{}, 0, 0)
 			}
 		}},
-		{"done", func(q *Queue[string]) { q.Done("x", 0) }},
+		{"done", func(q *Queue[string]) { q.Done("x", 0, 0) }},
 		{"drain", func(q *Queue[string]) { q.Drain() }},
 	}
 	wants := map[string]map[string]effect{
@@ -312,8 +312,8 @@ func TestLateAdds(t *testing.T) {
 		q := New(Config[string]{Metrics: NewMetrics[string](rec.set())})
 		q.Add("p", Opts{}, 0)
 		q.Add("d", Opts{}, 0)
-		q.HandOut(0)
-		q.HandOut(0)
+		q.HandOut(0, 0)
+		q.HandOut(0, 0)
 		q.Add("d", Opts{}, 0) // d dirty
 		if end {
 			q.End()
@@ -330,10 +330,10 @@ func TestLateAdds(t *testing.T) {
 		if rec.String() != "" || q.Len() != 0 || q.Status("a") != Absent || q.Status("p") != Processing || q.Status("d") != ProcessingDirty {
 			t.Fatalf("end=%v: after late adds: metrics %q, Len %d, a %v, p %v, d %v; want nothing changed", end, rec, q.Len(), q.Status("a"), q.Status("p"), q.Status("d"))
 		}
-		q.Done("p", 0)
-		q.Done("d", 0)
+		q.Done("p", 0, 0)
+		q.Done("d", 0, 0)
 		q.verify(t)
-		if item, _, ok := q.HandOut(0); !ok || item != "d" || q.Status("p") != Absent {
+		if item, _, ok := q.HandOut(0, 0); !ok || item != "d" || q.Status("p") != Absent {
 			t.Fatalf("end=%v: HandOut after Done = %q, %v, p %v; want d, true, absent", end, item, ok, q.Status("p"))
 		}
 	}
@@ -371,7 +371,7 @@ func TestReturnUndoesPop(t *testing.T) {
 		q.verify(t)
 		var got []int
 		for {
-			item, _, ok := q.HandOut(0)
+			item, _, ok := q.HandOut(0, 0)
 			if !ok {
 				break
 			}
@@ -396,7 +396,7 @@ func drainOrder(t *testing.T, fresh, q *Queue[int], keys func(int) []string) []i
 	}
 	var out []int
 	for {
-		item, _, ok := fresh.HandOut(0)
+		item, _, ok := fresh.HandOut(0, 0)
 		if !ok {
 			return out
 		}
