@@ -11,7 +11,7 @@ import (
 // so an idle queue wakes up for nothing.
 type alarm struct {
 	t     Timer
-	c     <-chan time.Time // t's channel; nil until first armed, so a select on it blocks
+	c     <-chan time.Time // t's channel; nil until first armed
 	armed bool
 	at    int64 // when it fires, in nanoseconds since the queue's epoch
 }
@@ -48,6 +48,15 @@ func (a *alarm) stop() {
 		a.t.Stop()
 		a.armed = false
 	}
+}
+
+// ch returns the channel to wait on: the timer's while the alarm is
+// armed, and nil (a select case that never fires) otherwise.
+func (a *alarm) ch() <-chan time.Time {
+	if !a.armed {
+		return nil
+	}
+	return a.c
 }
 
 // fired records that the alarm's value was received.

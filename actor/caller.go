@@ -14,18 +14,16 @@ import (
 // settings fixed at New, and the fast paths' shared parts. The owner's own
 // fields, the queue's state among them, are in owner.
 type shared[T comparable] struct {
-	inbox inbox[T]      // every request, in each caller's order
+	inbox inbox[T]      // every request, in each caller's order; its bell wakes the owner
 	out   chan T        // unbuffered: Items; an item is processing once received
-	bell  chan struct{} // capacity 1: wakes the owner (Items, the lane)
-	quit  chan struct{} // closed by ShutDown, or when the Queue is dropped
-	drain chan struct{} // closed by ShutDownWithDrain
 	done  chan struct{} // closed as the owner goroutine's last act
 	rest  chan *owner[T]
 
-	quitOnce, drainOnce sync.Once
-	shutting            atomic.Bool  // ShutDown or ShutDownWithDrain was called
-	shutdowns           atomic.Int64 // calls of ShutDown, which end drains begun before
-	itemsUsed           atomic.Bool  // Items was called
+	shutting  atomic.Bool  // ShutDown or ShutDownWithDrain was called
+	quitting  atomic.Bool  // ShutDown was called, or the Queue was dropped: the owner ends
+	draining  atomic.Bool  // ShutDownWithDrain was called: the owner drains
+	shutdowns atomic.Int64 // calls of ShutDown, which end drains begun before
+	itemsUsed atomic.Bool  // Items was called
 
 	lane   *lane[T]   // the lane's consumers' side, or nil: Get always asks the owner (lane.go)
 	filter *filter[T] // the duplicate filter, or nil (filter.go)
@@ -46,13 +44,10 @@ type shared[T comparable] struct {
 	lists   sync.Pool // of *itemList[T]
 }
 
-// ring wakes the owner goroutine, unless a ring is already pending.
-func (c *shared[T]) ring() {
-	select {
-	case c.bell <- struct{}{}:
-	default:
-	}
-}
+// ring wakes the owner goroutine, unless a ring is already pending, so
+// that it looks at what changed outside its inbox: a flag of shared, or a
+// claim to record.
+func (c *shared[T]) ring() { c.inbox.ring() }
 
 // since returns the queue's clock reading in nanoseconds since its epoch.
 func (c *shared[T]) since() int64 { return int64(c.clock.Now().Sub(c.epoch)) }
@@ -125,6 +120,10 @@ func (c *shared[T]) ask(buf []T, sl *slot[T], cancel <-chan struct{}) *waiter[T]
 		w.items, w.get = w.one[:0], true
 	}
 	c.post(request[T]{op: opGet, w: w, at: c.callTime()})
+	if cancel == nil {
+		<-w.ready // post saw to it that the request is served
+		return w
+	}
 	select {
 	case <-w.ready:
 		return w

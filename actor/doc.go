@@ -103,9 +103,10 @@
 // Get never passes over an item that its caller's own earlier add made
 // ready at a higher priority: one goroutine that adds, gets and finishes
 // items sees exactly the hand-out order of the rules. With fairness, the
-// lane offers items only once two Gets were seen waiting at once (a
-// single consumer's Gets ask the owner, which decides after the
-// consumer's own calls), a few per consumer seen asking, L in all, and
+// lane offers items only once two Gets were seen under way at once
+// (waiting together, or put in one inbox batch: a single consumer's Gets
+// ask the owner, which decides after the consumer's own calls), a few per
+// consumer seen so, L in all, and
 // takes them back whenever a key joins the turns or a limit changes: an
 // item is then handed out with at most L-1 items before it that exact
 // round-robin would hand out first, as consumers race to claim them. The

@@ -143,7 +143,7 @@ func TestFilterAddAfterClaimCountingOnDuplicate(t *testing.T) {
 	if st := o.q.Status(1); st != state.Ready {
 		t.Fatalf("after the Done, item 1 is %v; want ready (added after its claim)", st)
 	}
-	close(c.quit)
+	c.stop()
 	o.exit()
 }
 
@@ -303,7 +303,7 @@ func TestFilterNothingLeft(t *testing.T) {
 		t.Fatalf("after it came back, item 1 is %v; want ready", st)
 	}
 
-	close(c.quit)
+	c.stop()
 	o.exit()
 	f.insert(2, func(int) bool { return false })
 	f.added(o.q, 2, o.q.Add(2, state.Opts{}, 0) != state.Absent) // ignored: the queue has ended

@@ -87,12 +87,17 @@ func (in *inbox[T]) put(r request[T], hot *hotEntry[T], done <-chan struct{}) bo
 	in.sleeping = false
 	in.mu.Unlock()
 	if ring {
-		select {
-		case in.bell <- struct{}{}:
-		default:
-		}
+		in.ring()
 	}
 	return true
+}
+
+// ring rings the bell, unless a ring is already pending.
+func (in *inbox[T]) ring() {
+	select {
+	case in.bell <- struct{}{}:
+	default:
+	}
 }
 
 // wait waits, with the lock held and held again on return, until *n, a

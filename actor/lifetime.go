@@ -81,7 +81,8 @@ func (q *Queue[T]) ShutDownWithDrain() {
 	shutdowns := c.shutdowns.Load()
 	c.unregister()
 	c.shutting.Store(true)
-	c.drainOnce.Do(func() { close(c.drain) })
+	c.draining.Store(true)
+	c.ring()
 	<-c.done
 	for {
 		var idle chan struct{}
@@ -108,7 +109,8 @@ func (q *Queue[T]) ShutDownWithDrain() {
 func (c *shared[T]) stop() {
 	c.unregister()
 	c.shutting.Store(true)
-	c.quitOnce.Do(func() { close(c.quit) })
+	c.quitting.Store(true)
+	c.ring()
 }
 
 // inBubble reports whether the caller is inside a testing/synctest bubble.

@@ -33,12 +33,13 @@ type offers[T comparable] struct {
 	floor   int    // top is at least floor
 	changes uint64 // with fairness: the state's Changes as of the last offer
 	wanted  bool   // a Get found the lane empty: keep it filled
-	asking  int    // with fairness: the most Gets seen waiting at once
+	asking  int    // with fairness: the most Gets seen under way at once (asked)
+	gets    int    // the Gets and GetBatches of the inbox batch so far
 	shut    bool
 }
 
 // fairPerGet is how many items the lane offers, with fairness, for each
-// Get seen waiting at once: enough that consumers seldom find it empty,
+// Get seen under way at once: enough that consumers seldom find it empty,
 // few enough that a key joining the turns, which takes the lane back,
 // costs little (the more offered, the more claims can race out of order).
 const fairPerGet = 4
@@ -62,8 +63,11 @@ func (o *offers[T]) prepare(q *state.Queue[T], first bool, r *request[T]) {
 	}
 	if first {
 		o.see(q)
+		o.gets = 0
 	}
 	switch r.op {
+	case opGet:
+		o.gets++
 	case opAdd, opRetry, opAddAt:
 		o.raise(int(r.prio))
 	case opAddList:
@@ -82,14 +86,17 @@ func (o *offers[T]) added(q *state.Queue[T], f *filter[T], p int, now int64) {
 
 // asked records a call that asks the owner for items: a Get (one item)
 // keeps the lane filled from now on, a GetBatch stops it, since it has no
-// use for it; waiting is the number of calls then waiting.
+// use for it; waiting is the number of calls then waiting. A caller of a
+// Get or GetBatch is blocked until its call is answered, so calls
+// waiting together, or put in one inbox batch (each answered after the
+// batch was taken), have as many callers: that many consumers contend.
 func (o *offers[T]) asked(one bool, waiting int) {
 	if o == nil {
 		return
 	}
 	o.wanted = one
 	if o.fair && one {
-		o.asking = max(o.asking, waiting)
+		o.asking = max(o.asking, waiting, o.gets)
 	}
 }
 

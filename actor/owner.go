@@ -25,9 +25,9 @@ type owner[T comparable] struct {
 	seq     uint64       // the place of the event being applied in the order of calls (inbox.take)
 	metrics bool         // the state records metrics: refresh them
 
-	dueAlarm  alarm         // armed to the earliest deadline
-	tickAlarm alarm         // armed to the next refresh of the unfinished-work gauges
-	drain     chan struct{} // c.drain until ShutDownWithDrain is seen, then nil
+	dueAlarm  alarm // armed to the earliest deadline
+	tickAlarm alarm // armed to the next refresh of the unfinished-work gauges
+	drained   bool  // ShutDownWithDrain was seen
 
 	// The item offered on the items channel while the owner waits in its
 	// select: popped before it, and returned after it unless a consumer
@@ -82,32 +82,37 @@ func (o *owner[T]) serveInbox(n int) {
 // wait blocks until one thing happens and serves it. It reports whether
 // the queue must end now. While it waits, it offers the next ready item on
 // the items channel, if Items was called and no call waits for one.
+//
+// Requests, and every change that callers make outside the inbox (a
+// shutdown, Items called, a claim to record), ring the inbox's bell; the
+// owner looks at the flags once awake.
 func (o *owner[T]) wait() (quit bool) {
 	bell := o.c.inbox.idle()
 	var out chan<- T
 	if o.c.itemsUsed.Load() && len(o.waiting) == 0 && o.stage() {
 		out = o.c.out
 	}
-	select {
-	case <-bell:
-	case <-o.c.bell: // Items was called, or a consumer claimed an item to record
-	case out <- o.head:
-		o.staged = false
-		o.q.Received(o.head, o.headPlace, o.receivedAt(), o.c.inbox.taken)
-	case <-o.dueAlarm.c:
-		o.dueAlarm.fired()
-	case <-o.tickAlarm.c:
-		o.tickAlarm.fired()
-		o.refresh()
-	case <-o.drain:
-		o.unstage()
-		o.startDrain()
-	case <-o.c.quit:
-		quit = true
+	if out == nil && !o.dueAlarm.armed && !o.tickAlarm.armed {
+		<-bell // the only thing to wait for: a receive costs less than a select
+	} else {
+		select {
+		case <-bell:
+		case out <- o.head:
+			o.staged = false
+			o.q.Received(o.head, o.headPlace, o.receivedAt(), o.c.inbox.taken)
+		case <-o.dueAlarm.ch():
+			o.dueAlarm.fired()
+		case <-o.tickAlarm.ch():
+			o.tickAlarm.fired()
+			o.refresh()
+		}
 	}
 	o.c.inbox.woke()
 	o.unstage()
-	return quit
+	if !o.drained && o.c.draining.Load() {
+		o.startDrain()
+	}
+	return o.c.quitting.Load()
 }
 
 // stage pops the next ready item to offer it on the items channel, and
@@ -230,7 +235,7 @@ func (o *owner[T]) flush() {
 // startDrain begins ShutDownWithDrain: delays are dropped, the lane is
 // off, and waiting calls are answered at once from now on.
 func (o *owner[T]) startDrain() {
-	o.drain = nil
+	o.drained = true
 	o.flush()
 	o.q.Drain()
 	o.filter.forget(o.q)

@@ -50,9 +50,6 @@ func newOwner[T comparable](cfg Config[T]) *owner[T] {
 	}
 	c := &shared[T]{
 		out:        make(chan T),
-		bell:       make(chan struct{}, 1),
-		quit:       make(chan struct{}),
-		drain:      make(chan struct{}),
 		done:       make(chan struct{}),
 		rest:       make(chan *owner[T], 1),
 		inbox:      inbox[T]{bell: make(chan struct{}, 1)},
@@ -73,7 +70,7 @@ func newOwner[T comparable](cfg Config[T]) *owner[T] {
 	}
 	c.stamped = m != nil || sc.Bound > 0
 	c.workTime = sc.ByWork
-	o := &owner[T]{c: c, q: state.New(sc), drain: c.drain, metrics: m != nil}
+	o := &owner[T]{c: c, q: state.New(sc), metrics: m != nil}
 	fp := defaultPaths
 	if cfg.paths != nil {
 		fp = *cfg.paths
