@@ -102,11 +102,17 @@ func (l *lane[T]) receive() *slot[T] {
 	}
 }
 
-// put offers sl at the tail of the ring, which must have room. Owner only.
-func (l *lane[T]) put(sl *slot[T]) {
+// put offers sls at the tail of the ring, which must have room for them,
+// and moves the tail once. Owner only.
+func (l *lane[T]) put(sls []*slot[T]) {
+	if len(sls) == 0 {
+		return
+	}
 	t := l.tail.Load()
-	l.ring[t%laneSize].Store(sl)
-	l.tail.Store(t + 1)
+	for i, sl := range sls {
+		l.ring[(t+uint64(i))%laneSize].Store(sl)
+	}
+	l.tail.Store(t + uint64(len(sls)))
 }
 
 // len returns how many slots the ring holds.

@@ -141,7 +141,7 @@ func failedClaim(t *testing.T) (q *Queue[int], stale int) {
 	if n := q.c.lane.len(); n != 0 {
 		t.Fatalf("slots in the lane = %d; want 0", n)
 	}
-	q.c.lane.put(sl) // the next Get receives it
+	q.c.lane.put([]*slot[int]{sl}) // the next Get receives it
 	return q, sl.item
 }
 

@@ -127,21 +127,24 @@ func (o *offers[T]) fill(q *state.Queue[T], f *filter[T], now int64, quiet func(
 	if o.fair {
 		limit = min(o.asking*fairPerGet, o.limit)
 	}
-	for o.l.len() < limit && (len(o.free) > 0 || len(o.all) < maxSlots) {
+	n := len(o.sent)
+	for room := limit - o.l.len(); room > 0 && (len(o.free) > 0 || len(o.all) < maxSlots); room-- {
 		item, p, ok := q.Pop(now)
 		if !ok {
-			return
+			break
 		}
 		if !o.l.top.claimable(p.Prio) && !o.lower(q, p.Prio, quiet) {
 			q.Return(item, p, now) // below an add that may be on its way: Gets ask the owner
-			return
+			break
 		}
 		o.offer(item, p, f.offered(item, p.Prio), q.Changes())
 	}
+	o.l.put(o.sent[n:])
 }
 
-// offer sends item, popped at place p, in a slot; changes is the state's
-// Changes after the pop.
+// offer readies item, popped at place p, in a slot, for fill to put in
+// the ring; changes is the state's Changes after the pop. A slot's state
+// is slotOffered (zero) until it is claimed or revoked: release zeroes it.
 func (o *offers[T]) offer(item T, p order.Place, hot *hotEntry[T], changes uint64) {
 	var sl *slot[T]
 	if n := len(o.free); n > 0 {
@@ -151,12 +154,10 @@ func (o *offers[T]) offer(item T, p order.Place, hot *hotEntry[T], changes uint6
 		o.all = append(o.all, sl)
 	}
 	sl.item, sl.place, sl.hot, sl.num = item, p, hot, o.sends
-	sl.state.Store(slotOffered)
 	o.sent = append(o.sent, sl)
 	o.sends++
 	o.last = p
 	o.changes = changes
-	o.l.put(sl)
 }
 
 // keepOrder takes the lane back if what it offers might no longer come
