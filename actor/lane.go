@@ -77,7 +77,6 @@ type slot[T comparable] struct {
 	place order.Place
 	at    int64        // with stamp: the consumer's clock reading at its claim
 	after uint64       // the requests put before its claim (inbox.puts): it comes after them
-	readd bool         // owner only: add the item again once the state hears of the claim (offers.owe)
 	hot   *hotEntry[T] // the item's filter entry, which the claim tells (filter.go)
 	idx   int          // its index in offers.all; never changes
 	num   uint64       // owner only: its number in the lane, as offered

@@ -28,10 +28,10 @@ var retentionWait = flag.Duration("retention.wait", 10*time.Second, "how long Te
 const retentionItems = 64
 
 // heavy is an item: a pointer to it is what the queues hold. Its keys are
-// fields, for Fairness; pad makes it 1 KiB, so that a leak is memory.
+// fields, for Fairness; its padding makes it 1 KiB, so that a leak is memory.
 type heavy struct {
 	tenant, ns string
-	pad        [1024]byte
+	_          [1024]byte
 }
 
 func tenantKey(h *heavy) []string { return []string{h.tenant} }

@@ -71,7 +71,6 @@ type Prio[T comparable] struct {
 	freeUndos  []uint32
 	rec        *undo[T] // the notes of the pop ahead under way, or nil
 	back       int64    // the last turn number given at the back of a heap of turns
-	front      int64    // the last given at the front (counts down)
 	busy       *busy[T] // the first-level keys by load, if counted (CountKeys)
 
 	// visits counts the nodes and heap slots the order looks at: tests
