@@ -26,6 +26,7 @@ type shared[T comparable] struct {
 	itemsUsed atomic.Bool  // Items was called
 
 	lane   *lane[T]   // the lane's consumers' side, or nil: Get always asks the owner (lane.go)
+	top    *topPrio   // the lane's gate, or nil (gate.go)
 	filter *filter[T] // the duplicate filter, or nil (filter.go)
 
 	fairness   func(T) []string // Config.Fairness, nil with a custom Storage
@@ -34,7 +35,8 @@ type shared[T comparable] struct {
 	epoch      time.Time
 	limiter    RateLimiter[T]
 	stamped    bool // the owner needs the instant of each call: metrics or a starvation bound
-	workTime   bool // fairness by work time: a Done needs the instant of its call, a hand-out its own
+	byWork     bool // fairness by work time: a Done needs the instant of its call, a hand-out its own
+	metrics    bool // the state records metrics
 	checkItems bool // T can hold values that cannot be map keys
 	seed       maphash.Seed
 	name       string // Config.Name
@@ -43,11 +45,6 @@ type shared[T comparable] struct {
 	waiters sync.Pool // of *waiter[T]
 	lists   sync.Pool // of *itemList[T]
 }
-
-// ring wakes the owner goroutine, unless a ring is already pending, so
-// that it looks at what changed outside its inbox: a flag of shared, or a
-// claim to record.
-func (c *shared[T]) ring() { c.inbox.ring() }
 
 // since returns the queue's clock reading in nanoseconds since its epoch.
 func (c *shared[T]) since() int64 { return int64(c.clock.Now().Sub(c.epoch)) }
@@ -61,11 +58,12 @@ func (c *shared[T]) callTime() int64 {
 	return c.since()
 }
 
-// doneTime is callTime for a Done: with fairness by work time, a Done
-// ends its item's work at the instant of the call, however late the
-// owner goroutine applies it.
-func (c *shared[T]) doneTime() int64 {
-	if !c.stamped && !c.workTime {
+// workTime returns the clock reading that starts or ends an item's work
+// (a hand-out, a Done), or 0 when the owner needs none: with fairness by
+// work time, a Done ends its item's work at the instant of the call,
+// however late the owner goroutine applies it.
+func (c *shared[T]) workTime() int64 {
+	if !c.stamped && !c.byWork {
 		return 0
 	}
 	return c.since()
@@ -93,11 +91,8 @@ func (c *shared[T]) post(r request[T]) {
 // A request that lands in the inbox as the owner ends may find nobody to
 // take it: the owner serves what it finds after closing done, so if done
 // is closed after the send, the sender serves the inbox itself.
-func (c *shared[T]) send(r request[T]) bool { return c.sendHot(r, nil) }
-
-// sendHot is send for an Add whose item has the filter entry hot.
-func (c *shared[T]) sendHot(r request[T], hot *hotEntry[T]) bool {
-	if !c.inbox.put(r, hot, c.done) {
+func (c *shared[T]) send(r request[T]) bool {
+	if !c.inbox.put(r, c.done) {
 		return false
 	}
 	select {

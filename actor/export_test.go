@@ -38,7 +38,7 @@ func ReceiveOffered[T comparable](q *Queue[T]) []*slot[T] {
 // ClaimOffered claims sl, a slot from ReceiveOffered, as a Get would;
 // ok is false if it was revoked.
 func ClaimOffered[T comparable](q *Queue[T], sl *slot[T]) (item T, prio int, ok bool) {
-	return q.c.lane.claim(q.c, sl)
+	return q.c.claim(sl)
 }
 
 // HasLane reports whether q's Gets may take items from a lane.

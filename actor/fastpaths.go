@@ -20,11 +20,10 @@ var defaultPaths = fastPaths{lane: true, filter: true}
 func install[T comparable](fp fastPaths, o *owner[T], cfg Config[T], m *state.Metrics[T]) {
 	c := o.c
 	if fp.filter && cfg.Storage == nil {
-		c.filter = newFilter[T]()
-		o.filter = c.filter
+		c.filter = newFilter(o.q)
 	}
 	if fp.lane && cfg.Storage == nil && cfg.StarvationBound <= 0 && !m.ByPriority() {
-		o.offers = newOffers(cfg, c.stamped || cfg.FairByWorkTime, m != nil)
-		c.lane = o.offers.l
+		o.offers = newOffers(cfg, o)
+		c.lane, c.top = o.offers.l, o.offers.top
 	}
 }

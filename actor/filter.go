@@ -52,6 +52,7 @@ import (
 // or stub of the bucket has, and an item's entry goes in the place of the
 // stub of its hash if there is one, whoever makes it.
 type filter[T comparable] struct {
+	q     *state.Queue[T] // owner only: the state whose items' flags it keeps
 	seed  maphash.Seed
 	table atomic.Pointer[[filterSize]atomic.Pointer[hotEntry[T]]] // nil until the first item re-added
 	left  *[filterSize]uint64                                     // owner only: the hash of the last item that left at each index, or 0
@@ -74,7 +75,9 @@ type hotEntry[T comparable] struct {
 	dead atomic.Bool // evicted: its flags may be stale
 }
 
-func newFilter[T comparable]() *filter[T] { return &filter[T]{seed: maphash.MakeSeed()} }
+func newFilter[T comparable](q *state.Queue[T]) *filter[T] {
+	return &filter[T]{q: q, seed: maphash.MakeSeed()}
+}
 
 // skip reports whether an Add of item would change nothing now, or after
 // an Add of it already in the inbox. If not, it returns item's entry, if
@@ -148,8 +151,8 @@ func (f *filter[T]) entry(item T) *hotEntry[T] {
 // insert gives item an entry, unless it has one, and returns it: in the
 // place of the stub of its hash, if its bucket has one; otherwise in an
 // empty slot, then in another stub's, then in the slot of an item that
-// gone reports the queue no longer knows, then in the last. Owner only.
-func (f *filter[T]) insert(item T, gone func(T) bool) *hotEntry[T] {
+// the queue no longer knows (gone), then in the last. Owner only.
+func (f *filter[T]) insert(item T) *hotEntry[T] {
 	t := f.table.Load()
 	if t == nil {
 		t = new([filterSize]atomic.Pointer[hotEntry[T]])
@@ -163,7 +166,7 @@ func (f *filter[T]) insert(item T, gone func(T) bool) *hotEntry[T] {
 			return old
 		}
 		if old == nil {
-			slot = victim(t, bucket(h), gone)
+			slot = f.victim(t, bucket(h))
 			old = t[slot].Load()
 		}
 		e := &hotEntry[T]{item: item, hash: h}
@@ -184,8 +187,8 @@ func (f *filter[T]) insert(item T, gone func(T) bool) *hotEntry[T] {
 
 // victim returns the slot of the bucket at b that a new entry takes when
 // its hash has no stub there: an empty one, a stub's, an entry's whose
-// item gone reports the queue no longer knows, or the last.
-func victim[T comparable](t *[filterSize]atomic.Pointer[hotEntry[T]], b uint64, gone func(T) bool) uint64 {
+// item the queue no longer knows, or the last.
+func (f *filter[T]) victim(t *[filterSize]atomic.Pointer[hotEntry[T]], b uint64) uint64 {
 	stub, goneAt := -1, -1
 	for i := range filterWays {
 		switch e := t[b+uint64(i)].Load(); {
@@ -195,7 +198,7 @@ func victim[T comparable](t *[filterSize]atomic.Pointer[hotEntry[T]], b uint64, 
 			if stub < 0 {
 				stub = i
 			}
-		case goneAt < 0 && gone(e.item):
+		case goneAt < 0 && f.gone(e.item):
 			goneAt = i
 		}
 	}
@@ -223,11 +226,11 @@ func evict[T comparable](e *hotEntry[T]) {
 // knew gets an entry, and the entry's flag follows the item's state. Once
 // shutdown has begun, an add the state ignored leaves no entry (an Add
 // may have put one in a stub's place).
-func (f *filter[T]) added(q *state.Queue[T], item T, known bool) {
+func (f *filter[T]) added(item T, known bool) {
 	if f == nil || !known && f.table.Load() == nil {
 		return
 	}
-	if !known && q.Phase() != state.Running {
+	if !known && f.q.Phase() != state.Running {
 		f.leave(item, false)
 		return
 	}
@@ -236,18 +239,13 @@ func (f *filter[T]) added(q *state.Queue[T], item T, known bool) {
 		if !known && !f.cameBack(item) {
 			return
 		}
-		e = f.insert(item, func(it T) bool { return q.Status(it) == state.Absent })
+		e = f.insert(item)
 	}
-	e.noop.Store(noop(q, item))
+	e.noop.Store(f.q.NoopAdd(item))
 }
 
-// noop is the flag of item's entry as its state has it: an Add at 0
-// changes nothing, and the item is not popped (an item in the lane gets
-// its flag with its slot, see offered).
-func noop[T comparable](q *state.Queue[T], item T) bool {
-	noop, popped := q.NoopAdd(item)
-	return noop && !popped
-}
+// gone reports whether the queue no longer knows item.
+func (f *filter[T]) gone(item T) bool { return f.q.Status(item) == state.Absent }
 
 // cameBack reports whether item is the last item that left the queue at
 // its index of the departures. Owner only, once the table exists.
@@ -264,14 +262,14 @@ func (f *filter[T]) cameBack(item T) bool {
 // sync sets the flag of item's entry, if it has one, from its state:
 // after a Done, and after an item came back to the ready order. An item
 // that left the queue leaves the table (leave).
-func (f *filter[T]) sync(q *state.Queue[T], item T) {
+func (f *filter[T]) sync(item T) {
 	if f == nil || f.table.Load() == nil {
 		return
 	}
-	if q.Status(item) == state.Absent {
+	if f.gone(item) {
 		f.leave(item, true)
 	} else if e := f.entry(item); e != nil {
-		e.noop.Store(noop(q, item))
+		e.noop.Store(f.q.NoopAdd(item))
 	}
 }
 
@@ -305,13 +303,13 @@ func (f *filter[T]) leave(item T, stub bool) {
 // forget evicts the entries of the items the queue no longer knows, once
 // a shutdown has dropped the delayed items (state.Queue.Drain, End),
 // which is no event of each item. Owner only.
-func (f *filter[T]) forget(q *state.Queue[T]) {
+func (f *filter[T]) forget() {
 	if f == nil || f.table.Load() == nil {
 		return
 	}
 	t := f.table.Load()
 	for i := range t {
-		if e := t[i].Load(); e != nil && !e.stub && q.Status(e.item) == state.Absent {
+		if e := t[i].Load(); e != nil && !e.stub && f.gone(e.item) {
 			f.leave(e.item, false)
 		}
 	}

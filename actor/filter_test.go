@@ -14,7 +14,7 @@ import (
 // dead and its flags cleared, so that a caller still holding it sends its
 // Add; and skip trusts only live entries.
 func TestFilterTable(t *testing.T) {
-	f := newFilter[int]()
+	f := newFilter(state.New(state.Config[int]{}))
 	if _, skip := f.skip(1); skip {
 		t.Fatal("skip(1) with no table = true")
 	}
@@ -26,11 +26,14 @@ func TestFilterTable(t *testing.T) {
 			same = append(same, i)
 		}
 	}
-	gone := map[int]bool{}
-	isGone := func(i int) bool { return gone[i] }
+	for i, item := range same {
+		if i != 2 { // the queue forgets same[2] (see below)
+			f.q.Add(item, state.Opts{}, 0)
+		}
+	}
 	var entries []*hotEntry[int]
 	for _, i := range same[:filterWays] {
-		entries = append(entries, f.insert(i, isGone))
+		entries = append(entries, f.insert(i))
 	}
 	for i, e := range entries {
 		if got := f.entry(same[i]); got != e {
@@ -41,9 +44,9 @@ func TestFilterTable(t *testing.T) {
 	if e, skip := f.skip(same[1]); !skip || e != entries[1] {
 		t.Fatalf("skip(%d) with noop = %p, %v; want its entry, true", same[1], e, skip)
 	}
-	gone[same[2]] = true // the queue forgot it: its slot goes first
+	// The queue does not know same[2]: its slot goes first.
 	entries[2].sent.Store(true)
-	e := f.insert(same[4], isGone)
+	e := f.insert(same[4])
 	if f.entry(same[2]) != nil || f.entry(same[4]) != e {
 		t.Fatal("insert into a full bucket did not take the slot of the item the queue forgot")
 	}
@@ -56,7 +59,7 @@ func TestFilterTable(t *testing.T) {
 		t.Fatal("skip of an item whose entry was evicted = true")
 	}
 	// No item gone: the last slot is evicted.
-	f.insert(same[2], isGone)
+	f.insert(same[2])
 	if f.entry(same[filterWays-1]) != nil && f.entry(same[4]) != nil && f.entry(same[0]) != nil && f.entry(same[1]) != nil {
 		t.Fatal("insert into a full bucket with no item gone evicted nobody")
 	}
@@ -126,11 +129,12 @@ func TestFilterAddAfterClaimCountingOnDuplicate(t *testing.T) {
 	q.Add(1) // sets sent: its request is before the claim
 	r, seq, first := c.inbox.take()
 	o.serve(r, seq, first) // sees no claim yet
+	// The rest of lane.claim, after the flags were cleared.
 	sl.after = c.inbox.puts.Load()
 	if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
 		t.Fatal("claim failed")
 	}
-	c.lane.publish(sl)
+	c.lane.claims[sl.idx/64].Or(1 << (sl.idx % 64))
 	q.Add(1) // after the claim: finds sent set, and counts on the Add before
 	if n := c.inbox.len(); n != 1 {
 		t.Fatalf("requests waiting = %d; want 1 (the Add after the claim is skipped)", n)
@@ -154,8 +158,7 @@ func TestFilterAddAfterClaimCountingOnDuplicate(t *testing.T) {
 // filtered; and the owner, making an entry of an item whose stub is
 // there, makes it in the stub's place too, so that no item has two.
 func TestFilterStub(t *testing.T) {
-	f := newFilter[int]()
-	never := func(int) bool { return false }
+	f := newFilter(state.New(state.Config[int]{}))
 	var same []int // items of one bucket
 	b := bucket(f.hash(0))
 	for i := 0; len(same) < filterWays+1; i++ {
@@ -163,9 +166,14 @@ func TestFilterStub(t *testing.T) {
 			same = append(same, i)
 		}
 	}
+	for i, item := range same {
+		if i != 3 { // the queue does not know same[3] (see below)
+			f.q.Add(item, state.Opts{}, 0)
+		}
+	}
 	x := same[1]
-	f.insert(same[0], never)
-	e := f.insert(x, never)
+	f.insert(same[0])
+	e := f.insert(x)
 	tb := f.table.Load()
 	f.leave(same[0], false) // its slot is empty now, before x's
 	if tb[b].Load() != nil {
@@ -211,7 +219,7 @@ func TestFilterStub(t *testing.T) {
 	if _, skip := f.skip(x); !skip {
 		t.Fatal("an Add after the come-back's Add is not filtered")
 	}
-	if f.insert(x, never) != ne || f.entry(x) != ne {
+	if f.insert(x) != ne || f.entry(x) != ne {
 		t.Fatal("the owner does not find the entry an Add made")
 	}
 	ne.unmark()
@@ -219,20 +227,20 @@ func TestFilterStub(t *testing.T) {
 	// The owner makes the entry of an item whose stub is there: in the
 	// stub's place, not in the empty slot before it.
 	f.leave(x, true)
-	if got := f.insert(x, never); tb[b+1].Load() != got || holding(x) != 1 {
+	if got := f.insert(x); tb[b+1].Load() != got || holding(x) != 1 {
 		t.Fatal("the owner's entry of a come-back is not in its stub's place alone")
 	}
 
 	// A stub goes before an entry of an item gone, and after an empty
 	// slot.
 	f.leave(x, true) // stub in b+1
-	f.insert(same[2], never)
-	f.insert(same[3], never)
-	f.insert(same[0], never)
+	f.insert(same[2])
+	f.insert(same[3])
+	f.insert(same[0])
 	if tb[b].Load() == nil || tb[b].Load().item != same[2] || !tb[b+1].Load().stub {
 		t.Fatal("an empty slot did not go before a stub")
 	}
-	f.insert(same[4], func(int) bool { return true })
+	f.insert(same[4]) // same[3]'s item is gone
 	if got := tb[b+1].Load(); got == nil || got.stub || got.item != same[4] {
 		t.Fatal("a stub's slot did not go before an entry of an item gone")
 	}
@@ -259,7 +267,7 @@ func TestFilterNothingLeft(t *testing.T) {
 	o := newOwner(Config[int]{paths: &allPaths})
 	c := o.c
 	q := &Queue[int]{c: c}
-	f := o.filter
+	f := c.filter
 	q.Add(1)
 	o.serveRound()
 	q.Add(1) // a duplicate that reaches the owner: 1 gets an entry
@@ -271,7 +279,7 @@ func TestFilterNothingLeft(t *testing.T) {
 	o.offers.wanted = true
 	o.handOut() // offers 1 in the lane
 	sl := c.lane.receive()
-	if item, _, ok := c.lane.claim(c, sl); !ok || item != 1 {
+	if item, _, ok := c.claim(sl); !ok || item != 1 {
 		t.Fatalf("claim = %d, %v; want 1, true", item, ok)
 	}
 	q.Done(1)
@@ -305,8 +313,8 @@ func TestFilterNothingLeft(t *testing.T) {
 
 	c.stop()
 	o.exit()
-	f.insert(2, func(int) bool { return false })
-	f.added(o.q, 2, o.q.Add(2, state.Opts{}, 0) != state.Absent) // ignored: the queue has ended
+	f.insert(2)
+	f.added(2, o.q.Add(2, state.Opts{}, 0) != state.Absent) // ignored: the queue has ended
 	if f.entry(2) != nil {
 		t.Fatal("an add ignored after shutdown left an entry")
 	}

@@ -14,7 +14,7 @@ import (
 //	owner has not applied; a consumer claims a slot only if its priority
 //	is at least top.
 //
-// Callers raise top after they send an add (lane.added), the owner as it
+// Callers raise top after they send an add (shared.top), the owner as it
 // applies one (offers.prepare). A consumer that may not claim its slot
 // gives it back in a Get request, after every request it sent before, and
 // the owner hands it what goes first then. A queue whose items are all at
@@ -58,9 +58,9 @@ func topOf(w int64) int64 {
 func (t *topPrio) claimable(p int) bool { return int64(p) >= topOf(t.w.Load()) }
 
 // raise makes top at least p, and clears a lowering's mark. Any goroutine
-// may call it.
+// may call it; t may be nil, for a queue without the lane.
 func (t *topPrio) raise(p int) {
-	for {
+	for t != nil {
 		w := t.w.Load()
 		if w&1 == 0 && topOf(w) >= int64(p) {
 			return

@@ -94,7 +94,7 @@ func TestLaneLowersTop(t *testing.T) {
 			t.Fatalf("slots in the lane = %d; want 9 (top lowered to -100)", n)
 		}
 		q.AddWithOpts(AddOpts{Priority: 5}, 100)
-		if q.c.lane.top.claimable(-100) {
+		if q.c.top.claimable(-100) {
 			t.Fatal("a slot at -100 is claimable after an add at 5 returned")
 		}
 		if item, prio, _ := q.GetWithPriority(); item != 100 || prio != 5 {

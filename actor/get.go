@@ -23,13 +23,13 @@ var ErrShutDown = errors.New("actor: queue is shut down")
 // including an item that was added again while it was processing, once
 // its Done has come.
 func (q *Queue[T]) Get() (item T, shutdown bool) {
-	item, _, got, _ := q.c.take(nil)
+	item, _, got, _ := q.c.get(nil)
 	return item, !got
 }
 
 // GetWithPriority is [Queue.Get] that also returns the item's priority.
 func (q *Queue[T]) GetWithPriority() (item T, priority int, shutdown bool) {
-	item, priority, got, _ := q.c.take(nil)
+	item, priority, got, _ := q.c.get(nil)
 	return item, priority, !got
 }
 
@@ -38,7 +38,7 @@ func (q *Queue[T]) GetWithPriority() (item T, priority int, shutdown bool) {
 // left processing because the context ended: it stays ready for the next
 // consumer.
 func (q *Queue[T]) GetContext(ctx context.Context) (item T, err error) {
-	item, _, got, canceled := q.c.take(ctx.Done())
+	item, _, got, canceled := q.c.get(ctx.Done())
 	switch {
 	case got:
 		return item, nil
@@ -100,20 +100,20 @@ func (q *Queue[T]) Items() <-chan T {
 	if !c.itemsUsed.Load() {
 		c.itemsUsed.Store(true)
 		c.lane.turnOff()
-		c.ring() // the owner offers items on the channel, and takes the lane back
+		c.inbox.wake() // the owner offers items on the channel, and takes the lane back
 	}
 	return c.out
 }
 
-// take is the receive of Get and GetContext: an item claimed from the
-// lane, or handed out by the owner (or, after it ended, taken from the
-// state). got is false when the queue is shutting down and nothing is
-// ready, or, with canceled true, when cancel was closed first.
-func (c *shared[T]) take(cancel <-chan struct{}) (item T, prio int, got, canceled bool) {
+// get is Get and GetContext: an item claimed from the lane, or handed out
+// by the owner (or, after it ended, taken from the state). got is false
+// when the queue is shutting down and nothing is ready, or, with canceled
+// true, when cancel was closed first.
+func (c *shared[T]) get(cancel <-chan struct{}) (item T, prio int, got, canceled bool) {
 	sl := c.lane.receive()
 	if sl != nil {
-		if it, p, ok := c.lane.claim(c, sl); ok {
-			return it, p, true, false
+		if item, prio, ok := c.claim(sl); ok {
+			return item, prio, true, false
 		}
 		// Revoked, or below top: the slot goes back to the owner with the
 		// request, which is answered once every request sent before it is
@@ -126,4 +126,22 @@ func (c *shared[T]) take(cancel <-chan struct{}) (item T, prio int, got, cancele
 	canceled = w.canceled
 	c.release(w)
 	return item, prio, got, canceled
+}
+
+// claim claims sl, which the caller received from the lane, and returns
+// its item and priority; ok is false if sl is below top (gate.go) or was
+// revoked first.
+func (c *shared[T]) claim(sl *slot[T]) (item T, prio int, ok bool) {
+	if !c.top.claimable(sl.place.Prio) {
+		return item, 0, false
+	}
+	item, prio = sl.item, sl.place.Prio // read before the claim: see lane.claim
+	if !c.lane.claim(sl, c.workTime(), c.inbox.puts.Load()) {
+		var zero T
+		return zero, 0, false
+	}
+	if c.metrics {
+		c.inbox.wake() // the owner records the hand-out as soon as it runs
+	}
+	return item, prio, true
 }

@@ -58,17 +58,17 @@ const (
 var busy = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // put sends r, waiting only while the inbox is full. It reports false,
-// without sending, if done is closed first. hot is the filter entry of an
-// Add's item, or nil: put takes its sent flag under the lock (filter.go).
-func (in *inbox[T]) put(r request[T], hot *hotEntry[T], done <-chan struct{}) bool {
+// without sending, if done is closed first. An Add's filter entry, if it
+// has one, gets its sent flag here, under the lock (filter.go).
+func (in *inbox[T]) put(r request[T], done <-chan struct{}) bool {
 	in.mu.Lock()
 	switch {
-	case hot.mark():
+	case r.hot.mark():
 		// An Add that takes its item's sent flag: its place in the order
 		// is here. It does not wait for room: an entry has at most one
 		// such Add in the inbox, so they are bounded by the filter.
-		r.hot = hot
 	case r.op.adds():
+		r.hot = nil // the flag was taken: the Add it marks is in the inbox
 		if !in.wait(&in.adds, addsSize, done) {
 			return false
 		}
@@ -87,13 +87,15 @@ func (in *inbox[T]) put(r request[T], hot *hotEntry[T], done <-chan struct{}) bo
 	in.sleeping = false
 	in.mu.Unlock()
 	if ring {
-		in.ring()
+		in.wake()
 	}
 	return true
 }
 
-// ring rings the bell, unless a ring is already pending.
-func (in *inbox[T]) ring() {
+// wake rings the bell, unless a ring is already pending, so that the
+// owner looks at what changed: a request, a flag of shared, or a claim
+// to record.
+func (in *inbox[T]) wake() {
 	select {
 	case in.bell <- struct{}{}:
 	default:
@@ -158,8 +160,8 @@ func (in *inbox[T]) len() int {
 	return n + len(in.batch) - in.next
 }
 
-// empty reports whether no request is there now.
-func (in *inbox[T]) empty() bool { return in.len() == 0 }
+// quiet reports whether no request is there now.
+func (in *inbox[T]) quiet() bool { return in.len() == 0 }
 
 // idle returns what the owner's select waits on once it has served what
 // it took: a bell that rings once requests arrived (then the owner takes

@@ -21,7 +21,7 @@ func TestInboxRoom(t *testing.T) {
 				in := &inbox[int]{bell: make(chan struct{}, 1)}
 				never := make(chan struct{})
 				for i := range tc.limit {
-					if !in.put(request[int]{op: tc.op, item: i}, nil, never) {
+					if !in.put(request[int]{op: tc.op, item: i}, never) {
 						t.Fatalf("put %d reported done", i)
 					}
 				}
@@ -30,12 +30,12 @@ func TestInboxRoom(t *testing.T) {
 				if tc.op == opDone {
 					other = opAdd
 				}
-				in.put(request[int]{op: other, item: -1}, nil, never)
-				in.put(request[int]{op: opAdd, item: -2}, &hotEntry[int]{item: -2}, never)
+				in.put(request[int]{op: other, item: -1}, never)
+				in.put(request[int]{op: opAdd, item: -2, hot: &hotEntry[int]{item: -2}}, never)
 
 				var wg sync.WaitGroup
 				var sent bool
-				wg.Go(func() { sent = in.put(request[int]{op: tc.op, item: tc.limit}, nil, never) })
+				wg.Go(func() { sent = in.put(request[int]{op: tc.op, item: tc.limit}, never) })
 				synctest.Wait()
 				if got := in.len(); got != tc.limit+2 {
 					t.Fatalf("len() = %d while a put waits; want %d", got, tc.limit+2)
@@ -54,10 +54,10 @@ func TestInboxRoom(t *testing.T) {
 				// Fill the inbox again; a waiting put gives up when the
 				// queue is done.
 				for i := range tc.limit - 1 {
-					in.put(request[int]{op: tc.op, item: i}, nil, never)
+					in.put(request[int]{op: tc.op, item: i}, never)
 				}
 				done := make(chan struct{})
-				wg.Go(func() { sent = in.put(request[int]{op: tc.op}, nil, done) })
+				wg.Go(func() { sent = in.put(request[int]{op: tc.op}, done) })
 				synctest.Wait()
 				close(done)
 				wg.Wait()

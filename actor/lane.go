@@ -1,6 +1,7 @@
 package actor
 
 import (
+	"math/bits"
 	"sync/atomic"
 
 	"github.com/actorq/actorq/actor/internal/order"
@@ -31,7 +32,7 @@ import (
 // joins the turns waits behind those at most.
 //
 // This file is what consumers and the owner share: the ring, the claim
-// bits and the gate's word; offers.go is the owner's side. The ring has
+// bits and the slots' states; offers.go is the owner's side. The ring has
 // one writer, the owner, and many takers:
 //
 //	head <= tail <= head+laneSize, and ring[i%laneSize] holds the slot
@@ -48,10 +49,7 @@ type lane[T comparable] struct {
 	ring [laneSize]atomic.Pointer[slot[T]]
 
 	claims [maxSlots / 64]atomic.Uint64 // a bit per slot index: claimed, and not yet seen
-	top    topPrio
-	off    atomic.Bool // Items was called: Get asks the owner
-	stamp  bool        // a claim reads the clock: the state needs the instant of a hand-out
-	wake   bool        // with metrics: a claim wakes the owner, which records the hand-out at once
+	off    atomic.Bool                  // Items was called, or shutdown began: Get asks the owner
 }
 
 // laneSize is the ring's size: the most items the owner keeps offered.
@@ -62,20 +60,22 @@ const (
 	maxSlots = 1024
 )
 
+// A slot's state: offered (the zero value, from the owner's release)
+// until a taker claims it or the owner revokes it, whichever comes first.
 const (
 	slotOffered uint32 = iota
 	slotClaimed
 	slotRevoked // taken back: no one may claim it
 )
 
-// slot carries one item through the lane. The owner writes it before
-// sending it; the consumer that receives it reads it, writes at, and
+// slot carries one item through the lane. The owner writes it before it
+// puts it in the ring; the taker reads it, writes at and after, and
 // claims it; the owner reuses it once it has seen the claim, or has the
-// slot back (from its own channel, or from a consumer that gave it back).
+// slot back (from the ring, or from a consumer that gave it back).
 type slot[T comparable] struct {
 	item  T
 	place order.Place
-	at    int64        // with stamp: the consumer's clock reading at its claim
+	at    int64        // the taker's clock reading at its claim (shared.workTime)
 	after uint64       // the requests put before its claim (inbox.puts): it comes after them
 	hot   *hotEntry[T] // the item's filter entry, which the claim tells (filter.go)
 	idx   int          // its index in offers.all; never changes
@@ -83,8 +83,8 @@ type slot[T comparable] struct {
 	state atomic.Uint32
 }
 
-// receive takes a slot offered in the lane, or returns nil if there is
-// none or the lane is off. It never waits. l may be nil.
+// receive takes a slot from the ring, or returns nil if there is none or
+// the lane is off. It never waits. l may be nil.
 func (l *lane[T]) receive() *slot[T] {
 	if l == nil || l.off.Load() {
 		return nil
@@ -101,8 +101,24 @@ func (l *lane[T]) receive() *slot[T] {
 	}
 }
 
+// claim claims sl, which its taker received, at the instant at and after
+// the first after requests, unless the owner revoked it first, and
+// reports whether it did. The taker reads the item before: the owner
+// reuses the slot once it has seen the claim.
+func (l *lane[T]) claim(sl *slot[T], at int64, after uint64) bool {
+	sl.at, sl.after = at, after
+	sl.hot.claiming() // before the item is processing (filter.go)
+	if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
+		return false
+	}
+	l.claims[sl.idx/64].Or(1 << (sl.idx % 64))
+	return true
+}
+
+// The owner's side of the lane.
+
 // put offers sls at the tail of the ring, which must have room for them,
-// and moves the tail once. Owner only.
+// and moves the tail once.
 func (l *lane[T]) put(sls []*slot[T]) {
 	if len(sls) == 0 {
 		return
@@ -117,9 +133,18 @@ func (l *lane[T]) put(sls []*slot[T]) {
 // len returns how many slots the ring holds.
 func (l *lane[T]) len() int { return int(l.tail.Load() - l.head.Load()) }
 
-// drain takes every slot left in the ring and calls f with each. Owner
-// only.
-func (l *lane[T]) drain(f func(*slot[T])) {
+// revoke takes sl back, unless a taker claimed it first, and reports
+// whether it did.
+func (sl *slot[T]) revoke() bool {
+	return sl.state.CompareAndSwap(slotOffered, slotRevoked)
+}
+
+// unclaimed reports whether sl is still offered: neither claimed nor
+// revoked.
+func (sl *slot[T]) unclaimed() bool { return sl.state.Load() == slotOffered }
+
+// empty takes every slot left in the ring and calls f with each.
+func (l *lane[T]) empty(f func(*slot[T])) {
 	for {
 		h, t := l.head.Load(), l.tail.Load()
 		if h == t {
@@ -134,55 +159,21 @@ func (l *lane[T]) drain(f func(*slot[T])) {
 	}
 }
 
-// claim claims sl, which the consumer received from the lane, and returns
-// its item and priority; ok is false, and the item the zero value, if sl
-// is below top or was revoked first. The item is read before the
-// compare-and-swap, since the owner may reuse the slot once it sees the
-// claim.
-func (l *lane[T]) claim(c *shared[T], sl *slot[T]) (item T, prio int, ok bool) {
-	if !l.top.claimable(sl.place.Prio) {
-		return item, 0, false
-	}
-	claimed, p := sl.item, sl.place.Prio
-	if l.stamp {
-		sl.at = c.since()
-	}
-	sl.hot.claiming() // before the item is processing (filter.go)
-	sl.after = c.inbox.puts.Load()
-	if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
-		return item, 0, false
-	}
-	l.publish(sl)
-	if l.wake {
-		c.ring() // the owner records the hand-out as soon as it runs
-	}
-	return claimed, p, true
-}
-
-// claimed claims sl for the owner itself, unless it was revoked first,
-// and reports whether it did.
-func (l *lane[T]) claimed(sl *slot[T]) bool {
-	if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
-		return false
-	}
-	l.publish(sl)
-	return true
-}
-
-// publish sets the bit of sl, just claimed, for the owner to see
-// (offers.see).
-func (l *lane[T]) publish(sl *slot[T]) { l.claims[sl.idx/64].Or(1 << (sl.idx % 64)) }
-
-// added raises top after an add of items ready now at priority p was
-// sent. l may be nil.
-func (l *lane[T]) added(p int) {
-	if l != nil {
-		l.top.raise(p)
+// seeClaims calls f with the index of every slot claimed since it was
+// last called, and clears their bits; n is the number of slots made.
+func (l *lane[T]) seeClaims(n int, f func(idx int)) {
+	for w := range (n + 63) / 64 {
+		if l.claims[w].Load() == 0 {
+			continue
+		}
+		for x := l.claims[w].Swap(0); x != 0; x &= x - 1 {
+			f(w*64 + bits.TrailingZeros64(x))
+		}
 	}
 }
 
-// turnOff turns the lane off for good (Items): Gets ask the owner, which
-// takes back what the lane offers. l may be nil.
+// turnOff turns the lane off for good: Gets ask the owner, which takes
+// back what the lane offers. Any goroutine may call it; l may be nil.
 func (l *lane[T]) turnOff() {
 	if l != nil {
 		l.off.Store(true)

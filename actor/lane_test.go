@@ -63,7 +63,7 @@ func TestLaneClaimsSeen(t *testing.T) {
 		defer q.ShutDown()
 		c := q.c
 		first := c.lane.receive() // slot of 1: received, not claimed yet
-		item, _, got, _ := c.take(nil)
+		item, _, got, _ := c.get(nil)
 		if !got || item != 2 {
 			t.Fatalf("claimed %d, %v; want 2, true", item, got)
 		}
@@ -75,10 +75,9 @@ func TestLaneClaimsSeen(t *testing.T) {
 		if n := q.Len(); n != 3 {
 			t.Fatalf("Len() = %d after Done; want 3", n)
 		}
-		if !first.state.CompareAndSwap(slotOffered, slotClaimed) {
+		if !c.lane.claim(first, 0, c.inbox.puts.Load()) {
 			t.Fatal("the slot of 1 was revoked")
 		}
-		c.lane.publish(first)
 		q.Done(1)
 		for _, want := range []int{3, 2} {
 			if item, _ := q.Get(); item != want {

@@ -26,7 +26,7 @@ func (c *shared[T]) withRest(f func(o *owner[T])) {
 	o := <-c.rest
 	defer func() { c.rest <- o }()
 	o.serveInbox(math.MaxInt)
-	o.offers.see(o.q) // the claims made before the caller's call
+	o.offers.see() // the claims made before the caller's call
 	o.seq = c.inbox.taken
 	f(o)
 	if o.idle != nil && !o.busy() {
@@ -82,7 +82,7 @@ func (q *Queue[T]) ShutDownWithDrain() {
 	c.unregister()
 	c.shutting.Store(true)
 	c.draining.Store(true)
-	c.ring()
+	c.inbox.wake()
 	<-c.done
 	for {
 		var idle chan struct{}
@@ -110,7 +110,7 @@ func (c *shared[T]) stop() {
 	c.unregister()
 	c.shutting.Store(true)
 	c.quitting.Store(true)
-	c.ring()
+	c.inbox.wake()
 }
 
 // inBubble reports whether the caller is inside a testing/synctest bubble.

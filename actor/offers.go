@@ -1,8 +1,6 @@
 package actor
 
 import (
-	"math/bits"
-
 	"github.com/actorq/actorq/actor/internal/order"
 	"github.com/actorq/actorq/actor/internal/state"
 )
@@ -11,15 +9,16 @@ import (
 // those it has offered and not yet seen claimed or taken back, and what
 // it needs to keep what it offers first in the hand-out order. Only the
 // owner goroutine touches it, and after the owner ended the caller that
-// holds the state (the lane is shut by then).
-//
-// The owner calls it at these points: prepare before it applies a
-// request, added after it applied an add, handOver or takeBack when a
-// call asks it for items, fill once a round is done, giveBack when a Get
-// gives back a slot it could not claim, and close when the lane goes off. f, the
-// duplicate filter, may be nil; so may o, for a queue without the lane.
+// holds the state (the lane is off by then). It holds, from install, the
+// state it offers from, the filter, and the gate (gate.go). Every method
+// the owner calls (ARCHITECTURE.md lists them) does nothing on a nil
+// offers, for a queue without the lane.
 type offers[T comparable] struct {
 	l     *lane[T]
+	q     *state.Queue[T]
+	f     *filter[T] // or nil
+	top   *topPrio
+	c     *shared[T]
 	limit int  // the most items offered at once
 	fair  bool // fairness: offer fairPerGet items per consumer asking
 	atAdd bool // RequeueAtAdd
@@ -35,7 +34,6 @@ type offers[T comparable] struct {
 	wanted  bool   // a Get found the lane empty: keep it filled
 	asking  int    // with fairness: the most Gets seen under way at once (asked)
 	gets    int    // the Gets and GetBatches of the inbox batch so far
-	shut    bool
 }
 
 // fairPerGet is how many items the lane offers, with fairness, for each
@@ -44,12 +42,12 @@ type offers[T comparable] struct {
 // costs little (the more offered, the more claims can race out of order).
 const fairPerGet = 4
 
-// newOffers makes a lane for a queue configured by cfg; stamp says
-// whether the state needs the instant of each hand-out, metrics whether
-// it records metrics.
-func newOffers[T comparable](cfg Config[T], stamp, metrics bool) *offers[T] {
-	l := &lane[T]{stamp: stamp, wake: metrics}
-	return &offers[T]{l: l, limit: laneSize, fair: cfg.Fairness != nil, atAdd: cfg.Requeue == RequeueAtAdd}
+// newOffers makes the lane of o's queue, configured by cfg, and the gate.
+func newOffers[T comparable](cfg Config[T], o *owner[T]) *offers[T] {
+	return &offers[T]{
+		l: &lane[T]{}, q: o.q, f: o.c.filter, top: &topPrio{}, c: o.c,
+		limit: laneSize, fair: cfg.Fairness != nil, atAdd: cfg.Requeue == RequeueAtAdd,
+	}
 }
 
 // prepare readies the lane for r, which the owner is about to apply: if r
@@ -57,12 +55,12 @@ func newOffers[T comparable](cfg Config[T], stamp, metrics bool) *offers[T] {
 // before it was put (every request of a batch was put before the batch
 // was taken), and top rises to the priority of an add (a delayed one's
 // too: a deadline passing is no request a Get waits behind).
-func (o *offers[T]) prepare(q *state.Queue[T], first bool, r *request[T]) {
+func (o *offers[T]) prepare(first bool, r *request[T]) {
 	if o == nil {
 		return
 	}
 	if first {
-		o.see(q)
+		o.see()
 		o.gets = 0
 	}
 	switch r.op {
@@ -78,9 +76,9 @@ func (o *offers[T]) prepare(q *state.Queue[T], first bool, r *request[T]) {
 // added follows an add at priority p that the owner applied: if p is above
 // an item the lane offers, that item no longer comes first (or it is the
 // item added, raised), and the lane is taken back.
-func (o *offers[T]) added(q *state.Queue[T], f *filter[T], p int, now int64) {
+func (o *offers[T]) added(p int) {
 	if o != nil && len(o.sent) > 0 && p > o.last.Prio {
-		o.takeBack(q, f, now)
+		o.takeBack()
 	}
 }
 
@@ -103,17 +101,17 @@ func (o *offers[T]) asked(one bool, waiting int) {
 // fill offers ready items until the lane holds its limit, once a Get has
 // found it empty; first it sees the claims and keeps what it offers in
 // order.
-func (o *offers[T]) fill(q *state.Queue[T], f *filter[T], now int64, quiet func() bool) {
-	if o == nil || o.shut {
+func (o *offers[T]) fill() {
+	if o == nil {
 		return
 	}
 	if o.l.off.Load() {
-		o.close(q, f, now)
+		o.takeBack()
 		return
 	}
-	o.see(q)
-	o.keepOrder(q, f, now)
-	if !o.wanted || o.atAdd && (q.Dirty() > 0 || q.Delayed() > 0) || o.fair && o.asking < 2 {
+	o.see()
+	o.keepOrder()
+	if !o.wanted || o.atAdd && (o.q.Dirty() > 0 || o.q.Delayed() > 0) || o.fair && o.asking < 2 {
 		// With RequeueAtAdd, an item added again while processing, or
 		// delayed, keeps a place that may come before what the lane would
 		// offer (at its Done, or at an Add that cuts its delay short).
@@ -127,25 +125,24 @@ func (o *offers[T]) fill(q *state.Queue[T], f *filter[T], now int64, quiet func(
 	if o.fair {
 		limit = min(o.asking*fairPerGet, o.limit)
 	}
-	n := len(o.sent)
+	n, now := len(o.sent), o.c.callTime()
 	for room := limit - o.l.len(); room > 0 && (len(o.free) > 0 || len(o.all) < maxSlots); room-- {
-		item, p, ok := q.Pop(now)
+		item, p, ok := o.q.Pop(now)
 		if !ok {
 			break
 		}
-		if !o.l.top.claimable(p.Prio) && !o.lower(q, p.Prio, quiet) {
-			q.Return(item, p, now) // below an add that may be on its way: Gets ask the owner
+		if !o.top.claimable(p.Prio) && !o.lower(p.Prio) {
+			o.q.Return(item, p, now) // below an add that may be on its way: Gets ask the owner
 			break
 		}
-		o.offer(item, p, f.offered(item, p.Prio), q.Changes())
+		o.offer(item, p)
 	}
 	o.l.put(o.sent[n:])
 }
 
 // offer readies item, popped at place p, in a slot, for fill to put in
-// the ring; changes is the state's Changes after the pop. A slot's state
-// is slotOffered (zero) until it is claimed or revoked: release zeroes it.
-func (o *offers[T]) offer(item T, p order.Place, hot *hotEntry[T], changes uint64) {
+// the ring. A slot is offered (slotOffered, zero) from its release.
+func (o *offers[T]) offer(item T, p order.Place) {
 	var sl *slot[T]
 	if n := len(o.free); n > 0 {
 		sl, o.free = o.free[n-1], o.free[:n-1]
@@ -153,11 +150,11 @@ func (o *offers[T]) offer(item T, p order.Place, hot *hotEntry[T], changes uint6
 		sl = &slot[T]{idx: len(o.all)}
 		o.all = append(o.all, sl)
 	}
-	sl.item, sl.place, sl.hot, sl.num = item, p, hot, o.sends
+	sl.item, sl.place, sl.hot, sl.num = item, p, o.f.offered(item, p.Prio), o.sends
 	o.sent = append(o.sent, sl)
 	o.sends++
 	o.last = p
-	o.changes = changes
+	o.changes = o.q.Changes()
 }
 
 // keepOrder takes the lane back if what it offers might no longer come
@@ -165,51 +162,50 @@ func (o *offers[T]) offer(item T, p order.Place, hot *hotEntry[T], changes uint6
 // offered or ahead of it in its priority, or, with fairness, the state's
 // count of items that may go before popped ones changed (a key joined the
 // turns, or an item took a place before items of its key).
-func (o *offers[T]) keepOrder(q *state.Queue[T], f *filter[T], now int64) {
-	if o == nil || len(o.sent) == 0 {
+func (o *offers[T]) keepOrder() {
+	if len(o.sent) == 0 {
 		return
 	}
-	if p, ok := q.TopPrio(); ok {
+	if p, ok := o.q.TopPrio(); ok {
 		o.raise(p)
 		if p > o.last.Prio {
-			o.takeBack(q, f, now)
+			o.takeBack()
 			return
 		}
 	}
 	if o.fair {
-		if q.Changes() != o.changes {
-			o.takeBack(q, f, now) // a key that joined may go before
+		if o.q.Changes() != o.changes {
+			o.takeBack() // a key that joined may go before
 		}
 		return
 	}
-	if h, ok := q.Head(now); ok && h.Prio == o.last.Prio && h.Seq < o.last.Seq {
-		o.takeBack(q, f, now)
+	if h, ok := o.q.Head(o.c.callTime()); ok && h.Prio == o.last.Prio && h.Seq < o.last.Seq {
+		o.takeBack()
 	}
 }
 
 // raise makes top at least p.
 func (o *offers[T]) raise(p int) {
 	if p > o.floor {
-		o.l.top.raise(p)
+		o.top.raise(p)
 		o.floor = p
 	}
 }
 
 // lower lowers top to p, the priority of the next item, if nothing the
-// owner cannot see may be above it: a request in the inbox (quiet reports
-// none), an item added again while processing or delayed (whose
-// priorities it does not track), or a slot above p that a consumer may
-// still give back.
-func (o *offers[T]) lower(q *state.Queue[T], p int, quiet func() bool) bool {
-	if q.Dirty() > 0 || q.Delayed() > 0 || !quiet() {
+// owner cannot see may be above it: a request in the inbox, an item added
+// again while processing or delayed (whose priorities it does not track),
+// or a slot above p that a consumer may still give back.
+func (o *offers[T]) lower(p int) bool {
+	if o.q.Dirty() > 0 || o.q.Delayed() > 0 || !o.c.inbox.quiet() {
 		return false
 	}
 	for _, sl := range o.sent {
-		if sl != nil && sl.place.Prio > p && sl.state.Load() == slotOffered {
+		if sl != nil && sl.place.Prio > p && sl.unclaimed() {
 			return false
 		}
 	}
-	if !o.l.top.lower(p, quiet) {
+	if !o.top.lower(p, o.c.inbox.quiet) {
 		return false
 	}
 	o.floor = p
@@ -218,39 +214,39 @@ func (o *offers[T]) lower(q *state.Queue[T], p int, quiet func() bool) bool {
 
 // takeBack revokes every slot not claimed and returns its item to the
 // state, newest first, which undoes their pops, and takes back the slots
-// still in the channel. A claimed slot stays in sent until see finds its
+// still in the ring. A claimed slot stays in sent until see finds its
 // claim.
-func (o *offers[T]) takeBack(q *state.Queue[T], f *filter[T], now int64) {
+func (o *offers[T]) takeBack() {
 	if o == nil || len(o.sent) == 0 {
 		return
 	}
-	o.see(q)
+	o.see()
+	now := o.c.callTime()
 	for i := len(o.sent) - 1; i >= 0; i-- {
-		if sl := o.sent[i]; sl != nil && sl.state.CompareAndSwap(slotOffered, slotRevoked) {
+		if sl := o.sent[i]; sl != nil && sl.revoke() {
 			o.sent[i] = nil
-			q.Return(sl.item, sl.place, now)
-			f.sync(q, sl.item)
+			o.q.Return(sl.item, sl.place, now)
+			o.f.sync(sl.item)
 		}
 	}
 	o.dropSeen()
-	o.l.drain(o.release) // revoked, and no consumer has them
+	o.l.empty(o.release) // revoked, and no consumer has them
 }
 
-// handOver hands out the oldest item the lane offers, for a Get that
-// asked the owner, and returns it and its place; ok is false if the lane
-// offers none. The owner takes its slot from the ring and claims it, as
-// a consumer would, and the state hears of the claim at once. The lane
-// must be in order (keepOrder).
-func (o *offers[T]) handOver(q *state.Queue[T], at int64, seq uint64) (item T, p order.Place, ok bool) {
+// handOver hands out the oldest item the lane offers, if it is still in
+// order (keepOrder), for a Get that asked the owner, at the instant at
+// and as the event seq; ok is false if the lane offers none. The owner
+// takes its slot from the ring and claims it, as a consumer would, and
+// the state hears of the claim at once.
+func (o *offers[T]) handOver(at int64, seq uint64) (item T, p order.Place, ok bool) {
 	if o == nil {
 		return item, p, false
 	}
+	o.keepOrder()
 	for sl := o.l.receive(); sl != nil; sl = o.l.receive() {
 		item, p = sl.item, sl.place
-		sl.at, sl.after = at, seq
-		sl.hot.claiming()
-		if o.l.claimed(sl) {
-			o.see(q) // this claim, and those made before it
+		if o.l.claim(sl, at, seq) {
+			o.see() // this claim, and those made before it
 			return item, p, true
 		}
 		o.release(sl) // revoked: its item went back already
@@ -261,48 +257,35 @@ func (o *offers[T]) handOver(q *state.Queue[T], at int64, seq uint64) (item T, p
 
 // giveBack is the event of a consumer giving back sl, which it received
 // but could not claim: revoked, or below top.
-func (o *offers[T]) giveBack(q *state.Queue[T], f *filter[T], sl *slot[T], now int64) {
-	if sl.state.Load() == slotOffered {
-		o.takeBack(q, f, now) // revokes sl, and returns its item
+func (o *offers[T]) giveBack(sl *slot[T]) {
+	if o == nil || sl == nil {
+		return
+	}
+	if sl.unclaimed() {
+		o.takeBack() // revokes sl, and returns its item
 	}
 	o.release(sl)
 }
 
-// see tells the state of every claim the consumers have made so far:
-// each sets its slot's bit in claims. A claim comes after the requests
-// put before it (slot.after): the state applies a request it receives
-// later but that came before the claim as if before (state.Queue), so
-// the order in which claims are seen does not matter.
-func (o *offers[T]) see(q *state.Queue[T]) {
+// see tells the state of every claim the takers have made so far. A
+// claim comes after the requests put before it (slot.after): the state
+// applies a request it receives later but that came before the claim as
+// if before (state.Queue), so the order in which claims are seen does not
+// matter.
+func (o *offers[T]) see() {
 	if o == nil {
 		return
 	}
-	for w := range (len(o.all) + 63) / 64 {
-		if o.l.claims[w].Load() == 0 {
-			continue
-		}
-		for x := o.l.claims[w].Swap(0); x != 0; x &= x - 1 {
-			sl := o.all[w*64+bits.TrailingZeros64(x)]
-			o.sent[sl.num-o.base] = nil
-			q.Received(sl.item, sl.place, sl.at, sl.after)
-			o.release(sl)
-		}
-	}
+	o.l.seeClaims(len(o.all), o.received)
 	o.dropSeen()
 }
 
-// claimed reports whether a consumer claimed item's slot and the state has
-// not heard of it yet.
-func (o *offers[T]) claimed(item T) bool {
-	if o == nil {
-		return false
-	}
-	for _, sl := range o.sent {
-		if sl != nil && sl.item == item && sl.state.Load() == slotClaimed {
-			return true
-		}
-	}
-	return false
+// received tells the state of the claim of the slot at index i.
+func (o *offers[T]) received(i int) {
+	sl := o.all[i]
+	o.sent[sl.num-o.base] = nil
+	o.q.Received(sl.item, sl.place, sl.at, sl.after)
+	o.release(sl)
 }
 
 // dropSeen drops the seen slots at the front of sent, keeping its array.
@@ -326,13 +309,12 @@ func (o *offers[T]) release(sl *slot[T]) {
 	o.free = append(o.free, sl)
 }
 
-// close turns the lane off for good: it takes back what is offered. Gets
+// close turns the lane off for good, and takes back what it offers. Gets
 // ask the owner from then on.
-func (o *offers[T]) close(q *state.Queue[T], f *filter[T], now int64) {
-	if o == nil || o.shut {
+func (o *offers[T]) close() {
+	if o == nil {
 		return
 	}
-	o.l.off.Store(true)
-	o.takeBack(q, f, now)
-	o.shut = true
+	o.l.turnOff()
+	o.takeBack()
 }

@@ -12,18 +12,16 @@ import (
 // ends, the callers take turns with it (lifetime.go).
 //
 // The fast paths the owner drives are offers (the lane's owner side) and
-// the filter's flags; it calls them at fixed points of a round, and each
-// touches only its own fields and the state it is given. Either may be
-// nil, and every method they have for the owner does nothing then.
+// the filter (c.filter); it calls them at the points ARCHITECTURE.md
+// lists, with what the event carries. Either may be nil, and every method
+// it calls does nothing then.
 type owner[T comparable] struct {
 	c       *shared[T]
 	q       *state.Queue[T]
 	offers  *offers[T]   // the lane's owner side, or nil
-	filter  *filter[T]   // the duplicate filter, or nil (shared with callers: c.filter)
 	waiting []*waiter[T] // Get and GetBatch calls waiting for an item, oldest first
 	at      int64        // with stamps: the instant of the event being applied
 	seq     uint64       // the place of the event being applied in the order of calls (inbox.take)
-	metrics bool         // the state records metrics: refresh them
 
 	dueAlarm  alarm // armed to the earliest deadline
 	tickAlarm alarm // armed to the next refresh of the unfinished-work gauges
@@ -99,7 +97,7 @@ func (o *owner[T]) wait() (quit bool) {
 		case <-bell:
 		case out <- o.head:
 			o.staged = false
-			o.q.Received(o.head, o.headPlace, o.receivedAt(), o.c.inbox.taken)
+			o.q.Received(o.head, o.headPlace, o.c.workTime(), o.c.inbox.taken)
 		case <-o.dueAlarm.ch():
 			o.dueAlarm.fired()
 		case <-o.tickAlarm.ch():
@@ -118,9 +116,9 @@ func (o *owner[T]) wait() (quit bool) {
 // stage pops the next ready item to offer it on the items channel, and
 // reports whether there is one.
 func (o *owner[T]) stage() bool {
-	item, p, ok := o.q.Pop(o.now())
+	item, p, ok := o.q.Pop(o.c.callTime())
 	if ok {
-		o.filter.off(item)
+		o.c.filter.off(item)
 		o.staged, o.head, o.headPlace = true, item, p
 	}
 	return ok
@@ -132,8 +130,8 @@ func (o *owner[T]) stage() bool {
 func (o *owner[T]) unstage() {
 	var zero T
 	if o.staged {
-		o.q.Return(o.head, o.headPlace, o.now())
-		o.filter.sync(o.q, o.head)
+		o.q.Return(o.head, o.headPlace, o.c.callTime())
+		o.c.filter.sync(o.head)
 		o.staged = false
 	}
 	o.head = zero
@@ -143,26 +141,8 @@ func (o *owner[T]) unstage() {
 // or claimed from the lane and not yet seen (once the lane is shut, the
 // only items left popped).
 func (o *owner[T]) busy() bool {
-	o.offers.see(o.q)
+	o.offers.see()
 	return o.q.Processing() > 0 || o.q.Popped() > 0
-}
-
-// now returns the owner's reading of the clock, if the state needs one.
-func (o *owner[T]) now() int64 {
-	if !o.c.stamped {
-		return 0
-	}
-	return o.c.since()
-}
-
-// receivedAt returns the instant of a receive from the items channel that
-// just happened: the owner's clock reading, if the state needs one (with
-// fairness by work time, the start of the item's work).
-func (o *owner[T]) receivedAt() int64 {
-	if !o.c.stamped && !o.c.workTime {
-		return 0
-	}
-	return o.c.since()
 }
 
 // serveDue makes due items ready, reading the clock only if a deadline may
@@ -182,10 +162,10 @@ func (o *owner[T]) serveDue() {
 func (o *owner[T]) handOut() {
 	o.seq = o.c.inbox.taken // every request taken is applied
 	if len(o.waiting) > 0 {
-		o.offers.takeBack(o.q, o.filter, o.now())
+		o.offers.takeBack()
 		o.serveWaiters()
 	}
-	o.offers.fill(o.q, o.filter, o.now(), o.c.inbox.empty)
+	o.offers.fill()
 }
 
 // arm points the delay alarm at the earliest deadline and the metrics
@@ -205,15 +185,15 @@ func (o *owner[T]) arm() {
 // refresh refreshes the unfinished-work gauges if a refresh instant has
 // passed, and points the metrics alarm at the next one.
 func (o *owner[T]) refresh() {
-	if !o.metrics {
+	if !o.c.metrics {
 		return
 	}
-	o.offers.see(o.q) // the hand-outs through the lane so far
+	o.offers.see() // the hand-outs through the lane so far
 	now := o.c.since()
 	if o.q.KeysDue(now) {
 		// The per-key gauges count what consumers hold: the items the
 		// lane offers are ready, so they go back to the order first.
-		o.offers.takeBack(o.q, o.filter, o.now())
+		o.offers.takeBack()
 	}
 	if at, ok := o.q.Refresh(now); !ok {
 		o.tickAlarm.stop()
@@ -238,10 +218,10 @@ func (o *owner[T]) startDrain() {
 	o.drained = true
 	o.flush()
 	o.q.Drain()
-	o.filter.forget(o.q)
+	o.c.filter.forget()
 	o.dueAlarm.stop()
 	o.tickAlarm.stop() // client-go refreshes nothing once shutting down
-	o.offers.close(o.q, o.filter, o.now())
+	o.offers.close()
 	o.serveWaiters()
 }
 
@@ -255,8 +235,8 @@ func (o *owner[T]) exit() {
 	o.tickAlarm.stop()
 	o.flush() // what was sent before ShutDown counts
 	o.q.End()
-	o.filter.forget(o.q)
-	o.offers.close(o.q, o.filter, o.now())
+	o.c.filter.forget()
+	o.offers.close()
 	o.serveWaiters()
 	close(o.c.out)
 	close(o.c.done)

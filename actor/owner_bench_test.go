@@ -29,7 +29,7 @@ func BenchmarkOwnerCycle(b *testing.B) {
 				o.serveInbox(math.MaxInt)
 				o.handOut()
 				for range burst {
-					item, _, got, _ := c.take(nil)
+					item, _, got, _ := c.get(nil)
 					if !got {
 						b.Fatal("no item from the lane")
 					}

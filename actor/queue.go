@@ -69,8 +69,8 @@ func newOwner[T comparable](cfg Config[T]) *owner[T] {
 		sc.ByWork, sc.Limits = flowControl(cfg)
 	}
 	c.stamped = m != nil || sc.Bound > 0
-	c.workTime = sc.ByWork
-	o := &owner[T]{c: c, q: state.New(sc), metrics: m != nil}
+	c.byWork, c.metrics = sc.ByWork, m != nil
+	o := &owner[T]{c: c, q: state.New(sc)}
 	fp := defaultPaths
 	if cfg.paths != nil {
 		fp = *cfg.paths
@@ -104,9 +104,7 @@ func (q *Queue[T]) Add(item T) {
 	if skip {
 		return // a duplicate (filter.go)
 	}
-	if c.sendHot(request[T]{op: opAdd, item: item, at: c.callTime(), keys: c.keysOf(item)}, hot) {
-		c.lane.added(0)
-	}
+	c.sendAdd(request[T]{op: opAdd, item: item, at: c.callTime(), keys: c.keysOf(item), hot: hot}, 0)
 }
 
 // AddAfter adds item after the delay d, measured on the queue's clock. A d
@@ -184,7 +182,7 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 				after = d
 			}
 		}
-		due := int64(now)
+		due := int64(noDeadline)
 		if after > 0 {
 			if since == 0 {
 				since = c.since()
@@ -229,7 +227,7 @@ func (q *Queue[T]) Done(item T) {
 	if c.checkItems {
 		c.mustHash(item)
 	}
-	c.post(request[T]{op: opDone, item: item, at: c.doneTime()})
+	c.post(request[T]{op: opDone, item: item, at: c.workTime()})
 }
 
 // DoneBatch marks each of items finished, as [Queue.Done] does for each in
@@ -248,7 +246,7 @@ func (q *Queue[T]) DoneBatch(items []T) {
 	}
 	l := c.list()
 	l.items = append(l.items, items...)
-	c.post(request[T]{op: opDones, list: l, at: c.doneTime()})
+	c.post(request[T]{op: opDones, list: l, at: c.workTime()})
 }
 
 // Len returns the number of items ready to be handed out. It waits for the
@@ -291,12 +289,12 @@ func (q *Queue[T]) SetKeyLimit(l KeyLimit) error {
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
 func (q *Queue[T]) ShuttingDown() bool { return q.c.shutting.Load() }
 
-// sendAdd sends r, an add of items ready now at priority prio, and tells
-// the lane (lane.go).
+// sendAdd sends r, an add of items ready now at priority prio, and raises
+// the gate to prio (gate.go).
 func (c *shared[T]) sendAdd(r request[T], prio int) bool {
 	if !c.send(r) {
 		return false
 	}
-	c.lane.added(prio)
+	c.top.raise(prio)
 	return true
 }

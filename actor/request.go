@@ -42,7 +42,7 @@ type request[T comparable] struct {
 	keys []string     // with fairness, opAdd, opRetry, opAddAt: the item's keys
 	list *itemList[T] // opAddList, opDones
 	w    *waiter[T]   // opLen, opGet, opCancel
-	hot  *hotEntry[T] // opAdd: the filter entry whose sent flag this Add set (filter.go)
+	hot  *hotEntry[T] // opAdd: the item's filter entry, whose sent flag this Add takes (inbox.put), or nil
 }
 
 // itemList is what AddWithOpts and DoneBatch send: a copy of the items,
@@ -51,7 +51,7 @@ type request[T comparable] struct {
 // reused: the owner returns each to the pool it came from.
 type itemList[T comparable] struct {
 	items []T
-	// due holds, for AddWithOpts, each item's deadline, or now for none;
+	// due holds, for AddWithOpts, each item's deadline, or noDeadline;
 	// it stays empty while every item is added now (most lists).
 	due  []int64
 	keys [][]string // with fairness: each item's keys
@@ -59,27 +59,27 @@ type itemList[T comparable] struct {
 	home *sync.Pool
 }
 
-// now marks an item of an itemList that is added at once.
-const now = math.MinInt64
+// noDeadline marks an item of an itemList that is added at once.
+const noDeadline = math.MinInt64
 
 // add appends item with its deadline (the caller appends its fairness
 // keys to keys).
 func (l *itemList[T]) add(item T, due int64) {
-	if due != now || len(l.due) > 0 {
+	if due != noDeadline || len(l.due) > 0 {
 		for len(l.due) < len(l.items) {
-			l.due = append(l.due, now)
+			l.due = append(l.due, noDeadline)
 		}
 		l.due = append(l.due, due)
 	}
 	l.items = append(l.items, item)
 }
 
-// deadline returns the deadline of the list's i-th item, or now.
+// deadline returns the deadline of the list's i-th item, or noDeadline.
 func (l *itemList[T]) deadline(i int) int64 {
 	if i < len(l.due) {
 		return l.due[i]
 	}
-	return now
+	return noDeadline
 }
 
 // recycle clears l, so that the collector can have what its items point

@@ -16,10 +16,10 @@ func (o *owner[T]) serve(r *request[T], seq uint64, first bool) {
 		o.at = r.at
 	}
 	o.seq = seq
-	o.offers.prepare(o.q, first, r)
+	o.offers.prepare(first, r)
 	switch r.op {
 	case opAdd:
-		o.unmark(r, o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys, Seq: seq}, o.at))
+		o.unsent(r, o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys, Seq: seq}, o.at))
 	case opRetry:
 		o.add(r.item, state.Opts{Keys: r.keys, Retry: true, Seq: seq}, o.at)
 	case opAddAt:
@@ -43,7 +43,7 @@ func (o *owner[T]) serve(r *request[T], seq uint64, first bool) {
 	case opCancel:
 		o.cancel(r.w)
 	case opLimit:
-		o.offers.takeBack(o.q, o.filter, o.now()) // popped items count against the caps
+		o.offers.takeBack() // popped items count against the caps
 		o.q.SetLimit(r.w.limit)
 		r.w.answer()
 	case opSnapshot:
@@ -56,35 +56,29 @@ func (o *owner[T]) serve(r *request[T], seq uint64, first bool) {
 // fairness by work time alone, the owner's clock reading, since the
 // item's work starts now; otherwise none.
 func (o *owner[T]) handOutAt() int64 {
-	switch {
-	case o.c.stamped:
+	if o.c.stamped {
 		return o.at
-	case o.c.workTime:
-		return o.c.since()
 	}
-	return 0
+	return o.c.workTime()
 }
 
 // get serves a Get or GetBatch: w waits for items, behind the calls
 // already waiting.
 func (o *owner[T]) get(w *waiter[T]) {
-	if w.slot != nil { // a Get gives back a slot it could not claim
-		o.offers.giveBack(o.q, o.filter, w.slot, o.now())
-		w.slot = nil
-	}
+	o.offers.giveBack(w.slot) // a slot the Get could not claim, or nil
+	w.slot = nil
 	o.serveDue() // an item due now is ready for this call
 	if w.get && len(o.waiting) == 0 {
 		// What the lane offers goes first: its oldest item, if the lane
 		// is still in order.
-		o.offers.keepOrder(o.q, o.filter, o.now())
-		if item, p, ok := o.offers.handOver(o.q, o.handOutAt(), o.seq); ok {
+		if item, p, ok := o.offers.handOver(o.handOutAt(), o.seq); ok {
 			w.items, w.prio = append(w.items, item), p.Prio
 			o.offers.asked(true, 1)
 			w.answer()
 			return
 		}
 	}
-	o.offers.takeBack(o.q, o.filter, o.now()) // what the lane offers goes first
+	o.offers.takeBack() // what the lane offers goes first
 	o.waiting = append(o.waiting, w)
 	o.offers.asked(w.get, len(o.waiting))
 	o.serveWaiters()
@@ -94,7 +88,7 @@ func (o *owner[T]) get(w *waiter[T]) {
 // items go back to the order first, so that the snapshot lists them in
 // their place whichever transport is on; the lane offers them again after.
 func (o *owner[T]) snapshot(w *waiter[T]) {
-	o.offers.takeBack(o.q, o.filter, o.now())
+	o.offers.takeBack()
 	o.serveDue() // an item due now is ready, as a Len would see it
 	w.snap = o.q.Snapshot(w.snapN)
 	w.answer()
@@ -109,7 +103,7 @@ func (o *owner[T]) addList(l *itemList[T], at int64) {
 		if l.keys != nil {
 			opts.Keys = l.keys[i]
 		}
-		if due := l.deadline(i); due != now {
+		if due := l.deadline(i); due != noDeadline {
 			opts.Retry = true
 			o.addAt(item, due, opts, at)
 		} else {
@@ -122,23 +116,23 @@ func (o *owner[T]) addList(l *itemList[T], at int64) {
 // fast paths in step with it.
 func (o *owner[T]) add(item T, opts state.Opts, at int64) (was state.Status) {
 	was = o.q.Add(item, opts, at)
-	o.filter.added(o.q, item, was != state.Absent)
-	o.offers.added(o.q, o.filter, opts.Prio, o.now())
+	o.c.filter.added(item, was != state.Absent)
+	o.offers.added(opts.Prio)
 	return was
 }
 
 func (o *owner[T]) addAt(item T, due int64, opts state.Opts, at int64) {
 	o.q.AddAt(item, due, opts, at)
-	o.filter.added(o.q, item, false)
-	o.offers.added(o.q, o.filter, opts.Prio, o.now())
+	o.c.filter.added(item, false)
+	o.offers.added(opts.Prio)
 }
 
 func (o *owner[T]) done(item T, at int64) {
 	o.q.Done(item, at, o.seq)
-	o.filter.sync(o.q, item)
+	o.c.filter.sync(item)
 }
 
-// unmark clears the sent flag that the Add r took (filter.go); the add
+// unsent clears the sent flag that the Add r took (filter.go); the add
 // found its item as was. If the add came while the item was on its way to
 // a consumer (popped, or taken ahead from the lane) and its flag was still
 // set, a consumer may have claimed the item after the flag was set, and
@@ -146,13 +140,11 @@ func (o *owner[T]) done(item T, at int64) {
 // r, which was a duplicate: then the item is added again once the state
 // has heard of the claim, so that it runs again after its Done. (A claim
 // that cleared the flag needs nothing: Adds made after it find it clear.)
-func (o *owner[T]) unmark(r *request[T], was state.Status) {
+func (o *owner[T]) unsent(r *request[T], was state.Status) {
 	if !r.hot.unmark() || was != state.Popped {
 		return
 	}
-	if o.offers.claimed(r.item) {
-		o.offers.see(o.q)
-	}
+	o.offers.see() // a claim of the item, if there is one
 	if o.q.Status(r.item) == state.Processing {
 		o.add(r.item, state.Opts{Seq: math.MaxUint64}, o.at) // after the claim
 	}
@@ -174,7 +166,7 @@ func (o *owner[T]) serveWaiters() {
 			if !ok {
 				break
 			}
-			o.filter.off(item)
+			o.c.filter.off(item)
 			if len(w.items) == 0 {
 				w.prio = p.Prio
 			}

@@ -239,13 +239,14 @@ func (q *Queue[T]) Phase() Phase { return q.phase }
 // Status returns where item is.
 func (q *Queue[T]) Status(item T) Status { return q.lookup(item).status() }
 
-// NoopAdd reports whether an Add of item at priority 0 would change
-// nothing now: it is ready, popped or dirty, at a priority of 0 or more;
-// popped says whether it is popped.
-func (q *Queue[T]) NoopAdd(item T) (noop, popped bool) {
+// NoopAdd reports whether an Add of item at priority 0 changes nothing
+// until the item is handed out: it is ready or dirty, at a priority of 0
+// or more. (An Add of a popped item changes nothing either, but its
+// hand-out may be under way.)
+func (q *Queue[T]) NoopAdd(item T) bool {
 	e := q.lookup(item)
 	st := e.status()
-	return (st == Ready || st == Popped || st == ProcessingDirty) && e.prio() >= 0, st == Popped
+	return (st == Ready || st == ProcessingDirty) && e.prio() >= 0
 }
 
 // nextSeq returns a new sequence number: a place after every place given
