@@ -183,15 +183,26 @@ func (c *shared[T]) keysOf(item T) []string {
 	return keys
 }
 
-// mustHash panics in the caller if item cannot be a map key, so that the
-// owner goroutine never does.
-func (c *shared[T]) mustHash(item T) {
-	defer func() {
-		if r := recover(); r != nil {
-			panic(fmt.Sprintf("actor: item of type %T cannot be used as a map key: %v", item, r))
-		}
-	}()
-	maphash.Comparable(c.seed, item)
+// mustHash panics in the caller if an item cannot be a map key, so that
+// the owner goroutine never does. It checks only if T can hold such a
+// value (checkItems).
+func (c *shared[T]) mustHash(items ...T) {
+	if c.checkItems {
+		c.hashAll(items)
+	}
+}
+
+func (c *shared[T]) hashAll(items []T) {
+	for _, item := range items {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					panic(fmt.Sprintf("actor: item of type %T cannot be used as a map key: %v", item, r))
+				}
+			}()
+			maphash.Comparable(c.seed, item)
+		}()
+	}
 }
 
 // mayHoldUnhashable reports whether a comparable type can hold a value that

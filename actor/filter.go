@@ -85,14 +85,10 @@ func newFilter[T comparable](q *state.Queue[T]) *filter[T] {
 // with an entry, a new one in the place of its stub. Any goroutine may
 // call it; f may be nil.
 func (f *filter[T]) skip(item T) (*hotEntry[T], bool) {
-	if f == nil {
+	if f == nil || f.table.Load() == nil {
 		return nil, false
 	}
-	t := f.table.Load()
-	if t == nil {
-		return nil, false
-	}
-	h := f.hash(item)
+	t, h := f.table.Load(), f.hash(item)
 	i, e := look(t, h, item)
 	if e == nil {
 		return nil, false
@@ -136,13 +132,12 @@ func look[T comparable](t *[filterSize]atomic.Pointer[hotEntry[T]], h uint64, it
 	return slot, stub
 }
 
-// entry returns item's entry, or nil. Owner only.
+// entry returns item's entry, or nil. Owner only; f may be nil.
 func (f *filter[T]) entry(item T) *hotEntry[T] {
-	t := f.table.Load()
-	if t == nil {
+	if f == nil || f.table.Load() == nil {
 		return nil
 	}
-	if _, e := look(t, f.hash(item), item); e != nil && !e.stub {
+	if _, e := look(f.table.Load(), f.hash(item), item); e != nil && !e.stub {
 		return e
 	}
 	return nil
@@ -307,8 +302,7 @@ func (f *filter[T]) forget() {
 	if f == nil || f.table.Load() == nil {
 		return
 	}
-	t := f.table.Load()
-	for i := range t {
+	for i, t := 0, f.table.Load(); i < len(t); i++ {
 		if e := t[i].Load(); e != nil && !e.stub && f.gone(e.item) {
 			f.leave(e.item, false)
 		}
@@ -317,24 +311,13 @@ func (f *filter[T]) forget() {
 
 // off clears the flags of item's entry, if it has one, before the owner
 // hands item out.
-func (f *filter[T]) off(item T) {
-	if f == nil {
-		return
-	}
-	if e := f.entry(item); e != nil {
-		e.noop.Store(false)
-		e.sent.Store(false)
-	}
-}
+func (f *filter[T]) off(item T) { f.entry(item).off() }
 
 // offered returns the entry of item, which the lane offers at priority
 // prio, if it has one, for the consumer that claims it to clear its
 // flags; meanwhile the item is ready, and an Add at 0 changes nothing
 // unless prio is below 0.
 func (f *filter[T]) offered(item T, prio int) *hotEntry[T] {
-	if f == nil {
-		return nil
-	}
 	e := f.entry(item)
 	if e != nil {
 		e.noop.Store(prio >= 0)
@@ -354,10 +337,10 @@ func (e *hotEntry[T]) mark() bool { return e != nil && e.sent.CompareAndSwap(fal
 // nil.
 func (e *hotEntry[T]) unmark() bool { return e != nil && e.sent.Swap(false) }
 
-// claiming clears the entry's flags as a consumer claims the item from
-// the lane, just before its claim: an Add made after the claim must reach
-// the owner. e may be nil.
-func (e *hotEntry[T]) claiming() {
+// off clears the entry's flags as its item is handed out: by the owner,
+// or by a consumer just before its claim from the lane. An Add made after
+// the hand-out must reach the owner. e may be nil.
+func (e *hotEntry[T]) off() {
 	if e != nil {
 		e.noop.Store(false)
 		e.sent.Store(false) // an Add on its way may be applied before this claim

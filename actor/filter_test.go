@@ -112,9 +112,9 @@ func TestFilterAddAfterClaimCountingOnDuplicate(t *testing.T) {
 	c := o.c
 	q := &Queue[int]{c: c}
 	q.Add(1)
-	o.serveRound()
+	o.serveInbox(roundSize)
 	q.Add(1) // a duplicate that reaches the owner: item 1 gets a filter entry
-	o.serveRound()
+	o.serveInbox(roundSize)
 	o.offers.wanted = true
 	o.handOut() // offers 1 in the lane
 	sl := c.lane.receive()
@@ -269,9 +269,9 @@ func TestFilterNothingLeft(t *testing.T) {
 	q := &Queue[int]{c: c}
 	f := c.filter
 	q.Add(1)
-	o.serveRound()
+	o.serveInbox(roundSize)
 	q.Add(1) // a duplicate that reaches the owner: 1 gets an entry
-	o.serveRound()
+	o.serveInbox(roundSize)
 	old := f.entry(1)
 	if old == nil {
 		t.Fatal("no entry for an item re-added while ready")
@@ -283,7 +283,7 @@ func TestFilterNothingLeft(t *testing.T) {
 		t.Fatalf("claim = %d, %v; want 1, true", item, ok)
 	}
 	q.Done(1)
-	o.serveRound() // sees the claim, then applies the Done: 1 left
+	o.serveInbox(roundSize) // sees the claim, then applies the Done: 1 left
 	if st := o.q.Status(1); st != state.Absent {
 		t.Fatalf("after its Done, item 1 is %v; want absent", st)
 	}
@@ -302,7 +302,7 @@ func TestFilterNothingLeft(t *testing.T) {
 	if n := c.inbox.len(); n != 1 {
 		t.Fatalf("requests waiting = %d; want 1 (the come-back's Add)", n)
 	}
-	o.serveRound()
+	o.serveInbox(roundSize)
 	e := f.entry(1)
 	if e == nil || e == old || !e.noop.Load() || e.sent.Load() {
 		t.Fatalf("entry of the come-back = %+v; want a new one, noop and not sent", e)

@@ -99,7 +99,7 @@ func (q *Queue[T]) Items() <-chan T {
 	c := q.c
 	if !c.itemsUsed.Load() {
 		c.itemsUsed.Store(true)
-		c.lane.turnOff()
+		c.lane.close()
 		c.inbox.wake() // the owner offers items on the channel, and takes the lane back
 	}
 	return c.out

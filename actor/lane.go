@@ -49,7 +49,7 @@ type lane[T comparable] struct {
 	ring [laneSize]atomic.Pointer[slot[T]]
 
 	claims [maxSlots / 64]atomic.Uint64 // a bit per slot index: claimed, and not yet seen
-	off    atomic.Bool                  // Items was called, or shutdown began: Get asks the owner
+	shut   atomic.Bool                  // Items was called, or shutdown began: Get asks the owner
 }
 
 // laneSize is the ring's size: the most items the owner keeps offered.
@@ -86,7 +86,7 @@ type slot[T comparable] struct {
 // receive takes a slot from the ring, or returns nil if there is none or
 // the lane is off. It never waits. l may be nil.
 func (l *lane[T]) receive() *slot[T] {
-	if l == nil || l.off.Load() {
+	if l == nil || l.closed() {
 		return nil
 	}
 	for {
@@ -107,7 +107,7 @@ func (l *lane[T]) receive() *slot[T] {
 // reuses the slot once it has seen the claim.
 func (l *lane[T]) claim(sl *slot[T], at int64, after uint64) bool {
 	sl.at, sl.after = at, after
-	sl.hot.claiming() // before the item is processing (filter.go)
+	sl.hot.off() // before the item is processing (filter.go)
 	if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
 		return false
 	}
@@ -172,10 +172,13 @@ func (l *lane[T]) seeClaims(n int, f func(idx int)) {
 	}
 }
 
-// turnOff turns the lane off for good: Gets ask the owner, which takes
-// back what the lane offers. Any goroutine may call it; l may be nil.
-func (l *lane[T]) turnOff() {
+// close closes the lane for good: Gets ask the owner, which takes back
+// what the lane offers. Any goroutine may call it; l may be nil.
+func (l *lane[T]) close() {
 	if l != nil {
-		l.off.Store(true)
+		l.shut.Store(true)
 	}
 }
+
+// closed reports whether the lane was closed.
+func (l *lane[T]) closed() bool { return l.shut.Load() }

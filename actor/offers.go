@@ -105,7 +105,7 @@ func (o *offers[T]) fill() {
 	if o == nil {
 		return
 	}
-	if o.l.off.Load() {
+	if o.l.closed() {
 		o.takeBack()
 		return
 	}
@@ -315,6 +315,6 @@ func (o *offers[T]) close() {
 	if o == nil {
 		return
 	}
-	o.l.turnOff()
+	o.l.close()
 	o.takeBack()
 }

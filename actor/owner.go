@@ -48,7 +48,7 @@ type owner[T comparable] struct {
 func (o *owner[T]) loop() {
 	defer o.exit()
 	for {
-		o.serveRound()
+		o.serveInbox(roundSize)
 		o.serveDue()
 		o.handOut()
 		if o.q.Phase() == state.Draining && !o.busy() {
@@ -60,9 +60,6 @@ func (o *owner[T]) loop() {
 		}
 	}
 }
-
-// serveRound serves up to roundSize requests that are already waiting.
-func (o *owner[T]) serveRound() { o.serveInbox(roundSize) }
 
 // serveInbox serves up to n requests waiting in the inbox, in the order
 // they were put. The owner goroutine calls it, and so do callers once it

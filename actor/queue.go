@@ -94,9 +94,7 @@ func newOwner[T comparable](cfg Config[T]) *owner[T] {
 // with a message naming the type; the queue is unaffected.
 func (q *Queue[T]) Add(item T) {
 	c := q.c
-	if c.checkItems {
-		c.mustHash(item)
-	}
+	c.mustHash(item)
 	if c.shutting.Load() {
 		return
 	}
@@ -117,9 +115,7 @@ func (q *Queue[T]) Add(item T) {
 // nothing.
 func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 	c := q.c
-	if c.checkItems {
-		c.mustHash(item)
-	}
+	c.mustHash(item)
 	if c.shutting.Load() {
 		return
 	}
@@ -161,11 +157,7 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 	if len(items) == 0 || c.shutting.Load() {
 		return
 	}
-	if c.checkItems {
-		for _, item := range items {
-			c.mustHash(item)
-		}
-	}
+	c.mustHash(items...)
 	if len(items) == 1 && o.After <= 0 && !o.RateLimited && int(int32(o.Priority)) == o.Priority {
 		item := items[0]
 		c.sendAdd(request[T]{op: opAdd, prio: int32(o.Priority), item: item, at: c.callTime(), keys: c.keysOf(item)}, o.Priority)
@@ -189,7 +181,7 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 			}
 			due = deadlineAfter(since, after)
 		}
-		l.add(item, due)
+		l.items, l.due = append(l.items, item), append(l.due, due)
 		if c.fairness != nil {
 			l.keys = append(l.keys, c.keysOf(item))
 		}
@@ -204,9 +196,7 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 // [Queue.AddAfter]. As in client-go, the limiter is asked even once
 // shutdown has begun (and records the failure), though the add is ignored.
 func (q *Queue[T]) AddRateLimited(item T) {
-	if q.c.checkItems {
-		q.c.mustHash(item)
-	}
+	q.c.mustHash(item)
 	q.AddAfter(item, q.c.limiter.When(item))
 }
 
@@ -224,9 +214,7 @@ func (q *Queue[T]) NumRequeues(item T) int { return q.c.limiter.NumRequeues(item
 // Add, Done blocks only while the inbox is full.
 func (q *Queue[T]) Done(item T) {
 	c := q.c
-	if c.checkItems {
-		c.mustHash(item)
-	}
+	c.mustHash(item)
 	c.post(request[T]{op: opDone, item: item, at: c.workTime()})
 }
 
@@ -239,11 +227,7 @@ func (q *Queue[T]) DoneBatch(items []T) {
 	if len(items) == 0 {
 		return
 	}
-	if c.checkItems {
-		for _, item := range items {
-			c.mustHash(item)
-		}
-	}
+	c.mustHash(items...)
 	l := c.list()
 	l.items = append(l.items, items...)
 	c.post(request[T]{op: opDones, list: l, at: c.workTime()})

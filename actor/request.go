@@ -51,9 +51,7 @@ type request[T comparable] struct {
 // reused: the owner returns each to the pool it came from.
 type itemList[T comparable] struct {
 	items []T
-	// due holds, for AddWithOpts, each item's deadline, or noDeadline;
-	// it stays empty while every item is added now (most lists).
-	due  []int64
+	due   []int64    // AddWithOpts: each item's deadline, or noDeadline
 	keys [][]string // with fairness: each item's keys
 	prio int
 	home *sync.Pool
@@ -61,26 +59,6 @@ type itemList[T comparable] struct {
 
 // noDeadline marks an item of an itemList that is added at once.
 const noDeadline = math.MinInt64
-
-// add appends item with its deadline (the caller appends its fairness
-// keys to keys).
-func (l *itemList[T]) add(item T, due int64) {
-	if due != noDeadline || len(l.due) > 0 {
-		for len(l.due) < len(l.items) {
-			l.due = append(l.due, noDeadline)
-		}
-		l.due = append(l.due, due)
-	}
-	l.items = append(l.items, item)
-}
-
-// deadline returns the deadline of the list's i-th item, or noDeadline.
-func (l *itemList[T]) deadline(i int) int64 {
-	if i < len(l.due) {
-		return l.due[i]
-	}
-	return noDeadline
-}
 
 // recycle clears l, so that the collector can have what its items point
 // to, and returns it to its pool with its arrays.

@@ -67,20 +67,19 @@ func (o *owner[T]) handOutAt() int64 {
 func (o *owner[T]) get(w *waiter[T]) {
 	o.offers.giveBack(w.slot) // a slot the Get could not claim, or nil
 	w.slot = nil
+	o.offers.asked(w.get, len(o.waiting)+1)
 	o.serveDue() // an item due now is ready for this call
 	if w.get && len(o.waiting) == 0 {
 		// What the lane offers goes first: its oldest item, if the lane
 		// is still in order.
 		if item, p, ok := o.offers.handOver(o.handOutAt(), o.seq); ok {
 			w.items, w.prio = append(w.items, item), p.Prio
-			o.offers.asked(true, 1)
 			w.answer()
 			return
 		}
 	}
 	o.offers.takeBack() // what the lane offers goes first
 	o.waiting = append(o.waiting, w)
-	o.offers.asked(w.get, len(o.waiting))
 	o.serveWaiters()
 }
 
@@ -103,7 +102,7 @@ func (o *owner[T]) addList(l *itemList[T], at int64) {
 		if l.keys != nil {
 			opts.Keys = l.keys[i]
 		}
-		if due := l.deadline(i); due != noDeadline {
+		if due := l.due[i]; due != noDeadline {
 			opts.Retry = true
 			o.addAt(item, due, opts, at)
 		} else {

@@ -212,7 +212,7 @@ func (c *shared[T]) register(name string) {
 	id := nextID.Add(1)
 	c.name, c.id = name, id
 	nq := namedQueue{name: name, id: id, bubbled: inBubble(), snapshot: func(n int) Snapshot[any] {
-		return anySnapshot(c.takeSnapshot(n))
+		return anySnapshot((&Queue[T]{c: c}).Snapshot(n))
 	}}
 	registry.Lock()
 	registry.queues = append(registry.queues, nq)
@@ -229,8 +229,6 @@ func (c *shared[T]) unregister() {
 	registry.queues = slices.DeleteFunc(registry.queues, func(q namedQueue) bool { return q.id == c.id })
 }
 
-// takeSnapshot is Queue.Snapshot on the shared part.
-func (c *shared[T]) takeSnapshot(n int) Snapshot[T] { return (&Queue[T]{c: c}).Snapshot(n) }
 
 func anySnapshot[T comparable](s Snapshot[T]) Snapshot[any] {
 	out := Snapshot[any]{
