@@ -52,9 +52,9 @@ type request[T comparable] struct {
 type itemList[T comparable] struct {
 	items []T
 	due   []int64    // AddWithOpts: each item's deadline, or noDeadline
-	keys [][]string // with fairness: each item's keys
-	prio int
-	home *sync.Pool
+	keys  [][]string // with fairness: each item's keys
+	prio  int
+	home  *sync.Pool
 }
 
 // noDeadline marks an item of an itemList that is added at once.

@@ -229,7 +229,6 @@ func (c *shared[T]) unregister() {
 	registry.queues = slices.DeleteFunc(registry.queues, func(q namedQueue) bool { return q.id == c.id })
 }
 
-
 func anySnapshot[T comparable](s Snapshot[T]) Snapshot[any] {
 	out := Snapshot[any]{
 		Name: s.Name, ID: s.ID, Taken: s.Taken, ShuttingDown: s.ShuttingDown,
