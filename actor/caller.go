@@ -42,8 +42,8 @@ type shared[T comparable] struct {
 	name       string // Config.Name
 	id         uint64 // the queue's number in the registry of named queues (snapshot.go); 0 if unnamed
 
-	waiters sync.Pool // of *waiter[T]
-	lists   sync.Pool // of *itemList[T]
+	waiters sync.Pool // of *waiter[T], made by newOwner's New
+	lists   sync.Pool // of *itemList[T], made by newOwner's New
 }
 
 // since returns the queue's clock reading in nanoseconds since its epoch.
@@ -143,12 +143,7 @@ func (c *shared[T]) await(w *waiter[T]) {
 }
 
 // waiter returns a waiter from the pool.
-func (c *shared[T]) waiter() *waiter[T] {
-	if w, ok := c.waiters.Get().(*waiter[T]); ok {
-		return w
-	}
-	return &waiter[T]{ready: make(chan struct{}, 1)}
-}
+func (c *shared[T]) waiter() *waiter[T] { return c.waiters.Get().(*waiter[T]) }
 
 // release returns an answered waiter to the pool.
 func (c *shared[T]) release(w *waiter[T]) {
@@ -158,12 +153,7 @@ func (c *shared[T]) release(w *waiter[T]) {
 }
 
 // list returns an itemList from the pool.
-func (c *shared[T]) list() *itemList[T] {
-	if l, ok := c.lists.Get().(*itemList[T]); ok {
-		return l
-	}
-	return &itemList[T]{home: &c.lists}
-}
+func (c *shared[T]) list() *itemList[T] { return c.lists.Get().(*itemList[T]) }
 
 // keysOf returns item's fairness keys, computed in the caller's goroutine,
 // or nil without fairness. Every item must have as many keys as the first

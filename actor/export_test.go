@@ -38,7 +38,16 @@ func ReceiveOffered[T comparable](q *Queue[T]) []*slot[T] {
 // ClaimOffered claims sl, a slot from ReceiveOffered, as a Get would;
 // ok is false if it was revoked.
 func ClaimOffered[T comparable](q *Queue[T], sl *slot[T]) (item T, prio int, ok bool) {
-	return q.c.claim(sl)
+	c := q.c
+	if !c.top.claimable(sl.place.Prio) {
+		return item, 0, false
+	}
+	item, prio = sl.item, sl.place.Prio
+	if !c.lane.claim(sl, c.workTime(), c.inbox.puts.Load()) {
+		var zero T
+		return zero, 0, false
+	}
+	return item, prio, true
 }
 
 // HasLane reports whether q's Gets may take items from a lane.

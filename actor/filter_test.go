@@ -279,7 +279,7 @@ func TestFilterNothingLeft(t *testing.T) {
 	o.offers.wanted = true
 	o.handOut() // offers 1 in the lane
 	sl := c.lane.receive()
-	if item, _, ok := c.claim(sl); !ok || item != 1 {
+	if item, _, ok := ClaimOffered(q, sl); !ok || item != 1 {
 		t.Fatalf("claim = %d, %v; want 1, true", item, ok)
 	}
 	q.Done(1)

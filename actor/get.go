@@ -111,14 +111,18 @@ func (q *Queue[T]) Items() <-chan T {
 // true, when cancel was closed first.
 func (c *shared[T]) get(cancel <-chan struct{}) (item T, prio int, got, canceled bool) {
 	sl := c.lane.receive()
-	if sl != nil {
-		if item, prio, ok := c.claim(sl); ok {
-			return item, prio, true, false
+	if sl != nil && c.top.claimable(sl.place.Prio) {
+		it, p := sl.item, sl.place.Prio // read before the claim: see lane.claim
+		if c.lane.claim(sl, c.workTime(), c.inbox.puts.Load()) {
+			if c.metrics {
+				c.inbox.wake() // the owner records the hand-out as soon as it runs
+			}
+			return it, p, true, false
 		}
-		// Revoked, or below top: the slot goes back to the owner with the
-		// request, which is answered once every request sent before it is
-		// applied. Its item is not the caller's.
 	}
+	// No slot, or one below top (gate.go) or revoked: the slot goes back
+	// to the owner with the request, which is answered once every request
+	// sent before it is applied. Its item is not the caller's.
 	w := c.ask(nil, sl, cancel)
 	if len(w.items) > 0 {
 		item, prio, got = w.items[0], w.prio, true
@@ -126,22 +130,4 @@ func (c *shared[T]) get(cancel <-chan struct{}) (item T, prio int, got, canceled
 	canceled = w.canceled
 	c.release(w)
 	return item, prio, got, canceled
-}
-
-// claim claims sl, which the caller received from the lane, and returns
-// its item and priority; ok is false if sl is below top (gate.go) or was
-// revoked first.
-func (c *shared[T]) claim(sl *slot[T]) (item T, prio int, ok bool) {
-	if !c.top.claimable(sl.place.Prio) {
-		return item, 0, false
-	}
-	item, prio = sl.item, sl.place.Prio // read before the claim: see lane.claim
-	if !c.lane.claim(sl, c.workTime(), c.inbox.puts.Load()) {
-		var zero T
-		return zero, 0, false
-	}
-	if c.metrics {
-		c.inbox.wake() // the owner records the hand-out as soon as it runs
-	}
-	return item, prio, true
 }

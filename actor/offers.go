@@ -53,8 +53,9 @@ func newOffers[T comparable](cfg Config[T], o *owner[T]) *offers[T] {
 // prepare readies the lane for r, which the owner is about to apply: if r
 // is the first of an inbox batch, the state hears of the claims made
 // before it was put (every request of a batch was put before the batch
-// was taken), and top rises to the priority of an add (a delayed one's
-// too: a deadline passing is no request a Get waits behind).
+// was taken); an add raises top to its priority (a delayed one's too: a
+// deadline passing is no request a Get waits behind), and takes the lane
+// back if that is above what it offers.
 func (o *offers[T]) prepare(first bool, r *request[T]) {
 	if o == nil {
 		return
@@ -70,15 +71,6 @@ func (o *offers[T]) prepare(first bool, r *request[T]) {
 		o.raise(int(r.prio))
 	case opAddList:
 		o.raise(r.list.prio)
-	}
-}
-
-// added follows an add at priority p that the owner applied: if p is above
-// an item the lane offers, that item no longer comes first (or it is the
-// item added, raised), and the lane is taken back.
-func (o *offers[T]) added(p int) {
-	if o != nil && len(o.sent) > 0 && p > o.last.Prio {
-		o.takeBack()
 	}
 }
 
@@ -135,26 +127,20 @@ func (o *offers[T]) fill() {
 			o.q.Return(item, p, now) // below an add that may be on its way: Gets ask the owner
 			break
 		}
-		o.offer(item, p)
+		// A free slot is offered (slotOffered, zero) from its release.
+		var sl *slot[T]
+		if k := len(o.free); k > 0 {
+			sl, o.free = o.free[k-1], o.free[:k-1]
+		} else {
+			sl = &slot[T]{idx: len(o.all)}
+			o.all = append(o.all, sl)
+		}
+		sl.item, sl.place, sl.hot, sl.num = item, p, o.f.offered(item, p.Prio), o.sends
+		o.sent = append(o.sent, sl)
+		o.sends++
+		o.last, o.changes = p, o.q.Changes()
 	}
 	o.l.put(o.sent[n:])
-}
-
-// offer readies item, popped at place p, in a slot, for fill to put in
-// the ring. A slot is offered (slotOffered, zero) from its release.
-func (o *offers[T]) offer(item T, p order.Place) {
-	var sl *slot[T]
-	if n := len(o.free); n > 0 {
-		sl, o.free = o.free[n-1], o.free[:n-1]
-	} else {
-		sl = &slot[T]{idx: len(o.all)}
-		o.all = append(o.all, sl)
-	}
-	sl.item, sl.place, sl.hot, sl.num = item, p, o.f.offered(item, p.Prio), o.sends
-	o.sent = append(o.sent, sl)
-	o.sends++
-	o.last = p
-	o.changes = o.q.Changes()
 }
 
 // keepOrder takes the lane back if what it offers might no longer come
@@ -166,12 +152,8 @@ func (o *offers[T]) keepOrder() {
 	if len(o.sent) == 0 {
 		return
 	}
-	if p, ok := o.q.TopPrio(); ok {
-		o.raise(p)
-		if p > o.last.Prio {
-			o.takeBack()
-			return
-		}
+	if p, ok := o.q.TopPrio(); ok && o.raise(p) {
+		return
 	}
 	if o.fair {
 		if o.q.Changes() != o.changes {
@@ -184,12 +166,19 @@ func (o *offers[T]) keepOrder() {
 	}
 }
 
-// raise makes top at least p.
-func (o *offers[T]) raise(p int) {
+// raise makes top at least p. If p is above the last item the lane
+// offers, the items it offers no longer come first (or one is the item
+// added, raised): it takes the lane back, and reports whether it did.
+func (o *offers[T]) raise(p int) bool {
 	if p > o.floor {
 		o.top.raise(p)
 		o.floor = p
 	}
+	if len(o.sent) == 0 || p <= o.last.Prio {
+		return false
+	}
+	o.takeBack()
+	return true
 }
 
 // lower lowers top to p, the priority of the next item, if nothing the

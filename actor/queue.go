@@ -59,6 +59,8 @@ func newOwner[T comparable](cfg Config[T]) *owner[T] {
 		checkItems: mayHoldUnhashable(reflect.TypeFor[T]()),
 		seed:       maphash.MakeSeed(),
 	}
+	c.waiters.New = func() any { return &waiter[T]{ready: make(chan struct{}, 1)} }
+	c.lists.New = func() any { return &itemList[T]{home: &c.lists} }
 	m := newMetrics[T](cfg.Name, cfg.MetricsProvider, cfg.Fairness != nil && cfg.Storage == nil, cfg.KeyMetricsLimit)
 	sc := state.Config[T]{Metrics: m, Requeue: state.Requeue(cfg.Requeue)}
 	if cfg.Storage != nil {
@@ -102,7 +104,8 @@ func (q *Queue[T]) Add(item T) {
 	if skip {
 		return // a duplicate (filter.go)
 	}
-	c.sendAdd(request[T]{op: opAdd, item: item, at: c.callTime(), keys: c.keysOf(item), hot: hot}, 0)
+	c.send(request[T]{op: opAdd, item: item, at: c.callTime(), keys: c.keysOf(item), hot: hot})
+	c.top.raise(0) // after the send: see gate.go
 }
 
 // AddAfter adds item after the delay d, measured on the queue's clock. A d
@@ -120,7 +123,8 @@ func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 		return
 	}
 	if d <= 0 {
-		c.sendAdd(request[T]{op: opRetry, item: item, at: c.callTime(), keys: c.keysOf(item)}, 0)
+		c.send(request[T]{op: opRetry, item: item, at: c.callTime(), keys: c.keysOf(item)})
+		c.top.raise(0)
 		return
 	}
 	at := c.since()
@@ -160,7 +164,8 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 	c.mustHash(items...)
 	if len(items) == 1 && o.After <= 0 && !o.RateLimited && int(int32(o.Priority)) == o.Priority {
 		item := items[0]
-		c.sendAdd(request[T]{op: opAdd, prio: int32(o.Priority), item: item, at: c.callTime(), keys: c.keysOf(item)}, o.Priority)
+		c.send(request[T]{op: opAdd, prio: int32(o.Priority), item: item, at: c.callTime(), keys: c.keysOf(item)})
+		c.top.raise(o.Priority)
 		return
 	}
 	l := c.list()
@@ -186,9 +191,10 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 			l.keys = append(l.keys, c.keysOf(item))
 		}
 	}
-	if !c.sendAdd(request[T]{op: opAddList, list: l, at: c.callTime()}, o.Priority) {
+	if !c.send(request[T]{op: opAddList, list: l, at: c.callTime()}) {
 		l.recycle()
 	}
+	c.top.raise(o.Priority)
 }
 
 // AddRateLimited adds item after the delay its rate limiter gives, which is
@@ -272,13 +278,3 @@ func (q *Queue[T]) SetKeyLimit(l KeyLimit) error {
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
 func (q *Queue[T]) ShuttingDown() bool { return q.c.shutting.Load() }
-
-// sendAdd sends r, an add of items ready now at priority prio, and raises
-// the gate to prio (gate.go).
-func (c *shared[T]) sendAdd(r request[T], prio int) bool {
-	if !c.send(r) {
-		return false
-	}
-	c.top.raise(prio)
-	return true
-}

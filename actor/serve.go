@@ -116,14 +116,12 @@ func (o *owner[T]) addList(l *itemList[T], at int64) {
 func (o *owner[T]) add(item T, opts state.Opts, at int64) (was state.Status) {
 	was = o.q.Add(item, opts, at)
 	o.c.filter.added(item, was != state.Absent)
-	o.offers.added(opts.Prio)
 	return was
 }
 
 func (o *owner[T]) addAt(item T, due int64, opts state.Opts, at int64) {
 	o.q.AddAt(item, due, opts, at)
 	o.c.filter.added(item, false)
-	o.offers.added(opts.Prio)
 }
 
 func (o *owner[T]) done(item T, at int64) {
@@ -140,12 +138,11 @@ func (o *owner[T]) done(item T, at int64) {
 // has heard of the claim, so that it runs again after its Done. (A claim
 // that cleared the flag needs nothing: Adds made after it find it clear.)
 func (o *owner[T]) unsent(r *request[T], was state.Status) {
-	if !r.hot.unmark() || was != state.Popped {
-		return
-	}
-	o.offers.see() // a claim of the item, if there is one
-	if o.q.Status(r.item) == state.Processing {
-		o.add(r.item, state.Opts{Seq: math.MaxUint64}, o.at) // after the claim
+	if r.hot.unmark() && was == state.Popped {
+		o.offers.see() // a claim of the item, if there is one
+		if o.q.Status(r.item) == state.Processing {
+			o.add(r.item, state.Opts{Seq: math.MaxUint64}, o.at) // after the claim
+		}
 	}
 }
 
