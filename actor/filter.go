@@ -30,7 +30,7 @@ import (
 // applied that Add, and every hand-out clears it too. One order escapes
 // that: an Add that sets sent after a consumer cleared it, but before the
 // owner saw the claim, is applied as a duplicate while later Adds trusted
-// it; the owner then adds the item again (owner.unmark), so that it runs
+// it; the owner then adds the item again (owner.serve), so that it runs
 // after its Done. Clearing a flag early only sends more Adds.
 //
 // An item gets an entry once an Add of it reaches the owner while the

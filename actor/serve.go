@@ -19,7 +19,21 @@ func (o *owner[T]) serve(r *request[T], seq uint64, first bool) {
 	o.offers.prepare(first, r)
 	switch r.op {
 	case opAdd:
-		o.unsent(r, o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys, Seq: seq}, o.at))
+		was := o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys, Seq: seq}, o.at)
+		// The add clears the sent flag it took (filter.go). If it came
+		// while its item was on its way to a consumer (popped) and the
+		// flag was still set, a consumer may have claimed the item after
+		// the flag was set, and an Add made after that claim may have
+		// found the flag set and counted on this one, a duplicate: then
+		// the item is added again once the state has heard of the claim,
+		// so that it runs again after its Done. (A claim that cleared the
+		// flag needs nothing: Adds made after it find it clear.)
+		if r.hot.unmark() && was == state.Popped {
+			o.offers.see() // a claim of the item, if there is one
+			if o.q.Status(r.item) == state.Processing {
+				o.add(r.item, state.Opts{Seq: math.MaxUint64}, o.at) // after the claim
+			}
+		}
 	case opRetry:
 		o.add(r.item, state.Opts{Keys: r.keys, Retry: true, Seq: seq}, o.at)
 	case opAddAt:
@@ -127,23 +141,6 @@ func (o *owner[T]) addAt(item T, due int64, opts state.Opts, at int64) {
 func (o *owner[T]) done(item T, at int64) {
 	o.q.Done(item, at, o.seq)
 	o.c.filter.sync(item)
-}
-
-// unsent clears the sent flag that the Add r took (filter.go); the add
-// found its item as was. If the add came while the item was on its way to
-// a consumer (popped, or taken ahead from the lane) and its flag was still
-// set, a consumer may have claimed the item after the flag was set, and
-// an Add made after that claim may have found the flag set and counted on
-// r, which was a duplicate: then the item is added again once the state
-// has heard of the claim, so that it runs again after its Done. (A claim
-// that cleared the flag needs nothing: Adds made after it find it clear.)
-func (o *owner[T]) unsent(r *request[T], was state.Status) {
-	if r.hot.unmark() && was == state.Popped {
-		o.offers.see() // a claim of the item, if there is one
-		if o.q.Status(r.item) == state.Processing {
-			o.add(r.item, state.Opts{Seq: math.MaxUint64}, o.at) // after the claim
-		}
-	}
 }
 
 // serveWaiters hands ready items to the waiting calls, oldest call first,
