@@ -160,3 +160,37 @@ func TestMapShrinks(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDeadlines is the heap's work per delayed item with about 1,000
+// items delayed: each step sets one deadline, shortens another, and pops
+// one due item.
+func BenchmarkDeadlines(b *testing.B) {
+	d := New[int]()
+	r := rand.New(rand.NewPCG(1, 2))
+	const live = 1000
+	for i := range live {
+		d.Set(i, r.Int64N(live))
+	}
+	b.ReportAllocs()
+	now, next := int64(0), live
+	for b.Loop() {
+		d.Set(next, now+r.Int64N(live))
+		d.Shorten(next-live/2, now+r.Int64N(live/2))
+		next++
+		now++
+		d.PopDue(now)
+	}
+}
+
+// BenchmarkEarliest lists the 100 earliest of 100,000 deadlines.
+func BenchmarkEarliest(b *testing.B) {
+	d := New[int]()
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 100_000 {
+		d.Set(i, r.Int64N(1_000_000))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		d.Earliest(100, func(int, int64) {})
+	}
+}

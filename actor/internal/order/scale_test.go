@@ -134,3 +134,24 @@ func BenchmarkPop(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkItems lists the first 100 items of an order with 100,000 keys
+// ready, by turns and by work time.
+func BenchmarkItems(b *testing.B) {
+	for _, byWork := range []bool{false, true} {
+		b.Run(fmt.Sprintf("work=%v", byWork), func(b *testing.B) {
+			s := newScaled(100_000, 2, byWork)
+			for range 1000 {
+				s.step()
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				n := 0
+				s.o.Items(func(int, int) bool {
+					n++
+					return n < 100
+				})
+			}
+		})
+	}
+}
