@@ -40,12 +40,6 @@ func New[T comparable]() Deadlines[T] {
 // Len is the number of delayed items.
 func (d *Deadlines[T]) Len() int { return len(d.deadlines) }
 
-// At returns item's deadline, if it has one.
-func (d *Deadlines[T]) At(item T) (int64, bool) {
-	dl, ok := d.deadlines[item]
-	return dl.at, ok
-}
-
 // All calls yield for each delayed item and its deadline, in no order.
 func (d *Deadlines[T]) All(yield func(T, int64) bool) {
 	for item, dl := range d.deadlines {
