@@ -4,12 +4,7 @@
 // nanoseconds since the queue's epoch, given by the caller.
 package delay
 
-// deadline is the live delay of an item: when it is due, in nanoseconds
-// since the queue's epoch, and the sequence number of its heap entry.
-type deadline struct {
-	at  int64
-	seq uint64
-}
+import "github.com/actorq/actorq/actor/internal/heap"
 
 // Deadlines are the deadlines of the delayed items: a map with each item's
 // live deadline, and a heap that finds the earliest. Entries are never
@@ -22,9 +17,9 @@ type deadline struct {
 // stays bounded by the live delayed items.
 type Deadlines[T comparable] struct {
 	heap      delayHeap[T]
-	deadlines map[T]deadline
-	peak      int // the most deadlines since the map was made
-	stale     int // superseded entries still in the heap
+	deadlines map[T]heap.Key // the key of each item's live heap entry
+	peak      int            // the most deadlines since the map was made
+	stale     int            // superseded entries still in the heap
 }
 
 // shrinkFloor is the map size below which the map of deadlines is never
@@ -34,7 +29,7 @@ const shrinkFloor = 1024
 
 // New returns an empty set of deadlines.
 func New[T comparable]() Deadlines[T] {
-	return Deadlines[T]{deadlines: make(map[T]deadline)}
+	return Deadlines[T]{deadlines: make(map[T]heap.Key)}
 }
 
 // Len is the number of delayed items.
@@ -43,7 +38,7 @@ func (d *Deadlines[T]) Len() int { return len(d.deadlines) }
 // All calls yield for each delayed item and its deadline, in no order.
 func (d *Deadlines[T]) All(yield func(T, int64) bool) {
 	for item, dl := range d.deadlines {
-		if !yield(item, dl.at) {
+		if !yield(item, dl.At) {
 			return
 		}
 	}
@@ -51,7 +46,7 @@ func (d *Deadlines[T]) All(yield func(T, int64) bool) {
 
 // Set gives an item that has no deadline the deadline at.
 func (d *Deadlines[T]) Set(item T, at int64) {
-	d.deadlines[item] = deadline{at: at, seq: d.heap.push(item, at)}
+	d.deadlines[item] = d.heap.push(item, at)
 	d.peak = max(d.peak, len(d.deadlines))
 }
 
@@ -60,14 +55,14 @@ func (d *Deadlines[T]) Set(item T, at int64) {
 func (d *Deadlines[T]) forget(item T) {
 	delete(d.deadlines, item)
 	if len(d.deadlines) == 0 && d.peak >= shrinkFloor {
-		d.deadlines, d.peak = make(map[T]deadline), 0
+		d.deadlines, d.peak = make(map[T]heap.Key), 0
 	}
 }
 
 // Shorten moves item's deadline to at if that is earlier: a delay can be
 // shortened, never lengthened.
 func (d *Deadlines[T]) Shorten(item T, at int64) {
-	if at >= d.deadlines[item].at {
+	if at >= d.deadlines[item].At {
 		return
 	}
 	d.stale++ // the later entry stays in the heap until it surfaces
@@ -88,20 +83,20 @@ func (d *Deadlines[T]) Next() (at int64, ok bool) {
 	if d.heap.len() == 0 {
 		return 0, false
 	}
-	return d.heap.top().at, true
+	return d.heap.top().At, true
 }
 
 // PopDue removes and returns an item whose deadline is at or before now,
 // earliest first (for equal deadlines, the one delayed first).
 func (d *Deadlines[T]) PopDue(now int64) (item T, at int64, ok bool) {
-	for d.heap.len() > 0 && d.heap.top().at <= now {
+	for d.heap.len() > 0 && d.heap.top().At <= now {
 		e := d.heap.pop()
 		if !d.isLive(&e) {
 			d.stale = max(d.stale-1, 0)
 			continue
 		}
-		d.forget(e.item)
-		return e.item, e.at, true
+		d.forget(e.Val)
+		return e.Val, e.At, true
 	}
 	return item, 0, false
 }
@@ -109,7 +104,7 @@ func (d *Deadlines[T]) PopDue(now int64) (item T, at int64, ok bool) {
 // Reset forgets every deadline.
 func (d *Deadlines[T]) Reset() {
 	d.heap = delayHeap[T]{}
-	d.deadlines = make(map[T]deadline)
+	d.deadlines = make(map[T]heap.Key)
 	d.peak, d.stale = 0, 0
 }
 
@@ -124,161 +119,71 @@ func (d *Deadlines[T]) compact() {
 
 // isLive reports whether heap entry e is its item's live deadline, rather
 // than a superseded one.
-func (d *Deadlines[T]) isLive(e *delayEntry[T]) bool {
-	dl, ok := d.deadlines[e.item]
-	return ok && dl.seq == e.seq
+func (d *Deadlines[T]) isLive(e *heap.Item[T]) bool {
+	dl, ok := d.deadlines[e.Val]
+	return ok && dl == e.Key
 }
 
-// delayHeap is a min-heap of items waiting on a deadline, ordered by
-// deadline and, for equal deadlines, by arrival, so that items due at the
-// same instant become ready in the order they were added.
-// Superseded entries stay until they surface: see delays.
+// delayHeap is a min-heap of items waiting on a deadline, keyed by
+// deadline and, for equal deadlines, by a sequence number that grows with
+// each push, so that items due at the same instant become ready in the
+// order they were added. Superseded entries stay until they surface: see
+// Deadlines.
 type delayHeap[T comparable] struct {
-	e   []delayEntry[T]
+	e   []heap.Item[T]
 	seq uint64
-}
-
-type delayEntry[T comparable] struct {
-	at   int64 // deadline, in nanoseconds since the queue's epoch
-	seq  uint64
-	item T
 }
 
 func (h *delayHeap[T]) len() int { return len(h.e) }
 
 // top returns the earliest entry. The heap must not be empty.
-func (h *delayHeap[T]) top() *delayEntry[T] { return &h.e[0] }
+func (h *delayHeap[T]) top() *heap.Item[T] { return &h.e[0] }
 
-func (h *delayHeap[T]) less(i, j int) bool {
-	a, b := &h.e[i], &h.e[j]
-	return a.at < b.at || a.at == b.at && a.seq < b.seq
-}
-
-// push adds an entry and returns its sequence number, which delays keeps
-// to recognise the item's live entry.
-func (h *delayHeap[T]) push(item T, at int64) uint64 {
+// push adds an entry and returns its key, which Deadlines keeps to
+// recognise the item's live entry.
+func (h *delayHeap[T]) push(item T, at int64) heap.Key {
 	h.seq++
-	h.e = append(h.e, delayEntry[T]{at: at, seq: h.seq, item: item})
-	h.up(len(h.e) - 1)
-	return h.seq
+	k := heap.Key{At: at, Seq: h.seq}
+	heap.Push(&h.e, heap.Item[T]{Key: k, Val: item})
+	return k
 }
 
 // pop removes the earliest entry. The heap must not be empty.
-func (h *delayHeap[T]) pop() delayEntry[T] {
-	e := h.e[0]
-	last := len(h.e) - 1
-	h.e[0] = h.e[last]
-	h.e[last] = delayEntry[T]{}
-	h.e = h.e[:last]
-	if last > 0 {
-		h.down(0)
-	}
+func (h *delayHeap[T]) pop() heap.Item[T] {
+	e := heap.Pop(&h.e)
 	if cap(h.e) > 64 && len(h.e) <= cap(h.e)/4 {
-		h.e = append(make([]delayEntry[T], 0, cap(h.e)/2), h.e...)
+		h.e = append(make([]heap.Item[T], 0, cap(h.e)/2), h.e...)
 	}
 	return e
 }
 
 // keep keeps the entries for which keep returns true and restores the
 // heap order, in O(n).
-func (h *delayHeap[T]) keep(keep func(*delayEntry[T]) bool) {
-	kept := make([]delayEntry[T], 0, max(len(h.e)/2, 8))
+func (h *delayHeap[T]) keep(keep func(*heap.Item[T]) bool) {
+	kept := make([]heap.Item[T], 0, max(len(h.e)/2, 8))
 	for i := range h.e {
 		if keep(&h.e[i]) {
 			kept = append(kept, h.e[i])
 		}
 	}
 	h.e = kept
-	for i := len(h.e)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-}
-
-func (h *delayHeap[T]) up(j int) {
-	for j > 0 {
-		i := (j - 1) / 2
-		if !h.less(j, i) {
-			break
-		}
-		h.e[i], h.e[j] = h.e[j], h.e[i]
-		j = i
-	}
-}
-
-func (h *delayHeap[T]) down(i int) {
-	n := len(h.e)
-	for {
-		j := 2*i + 1
-		if j >= n {
-			return
-		}
-		if r := j + 1; r < n && h.less(r, j) {
-			j = r
-		}
-		if !h.less(j, i) {
-			return
-		}
-		h.e[i], h.e[j] = h.e[j], h.e[i]
-		i = j
-	}
+	heap.Init(h.e)
 }
 
 // Earliest calls yield for the live delayed items in deadline order, the
-// earliest first, up to n of them. It walks the heap best first, with a
-// heap of its own of the entries it has reached, so it costs O(k log k)
-// for the k entries it reaches (n, and the stale entries among them), not
-// O(Len).
+// earliest first, up to n of them. It walks the heap best first, so it
+// costs O(k log k) for the k entries it reaches (n, and the stale entries
+// among them), not O(Len).
 func (d *Deadlines[T]) Earliest(n int, yield func(item T, at int64)) {
-	h := &d.heap
-	if n <= 0 || h.len() == 0 {
+	if n <= 0 {
 		return
 	}
-	// frontier is a min-heap of indices into h.e, by h.less.
-	frontier := []int{0}
-	less := func(a, b int) bool { return h.less(frontier[a], frontier[b]) }
-	for len(frontier) > 0 && n > 0 {
-		i := frontier[0]
-		last := len(frontier) - 1
-		frontier[0] = frontier[last]
-		frontier = frontier[:last]
-		siftDown(len(frontier), 0, less, func(a, b int) { frontier[a], frontier[b] = frontier[b], frontier[a] })
-		if e := &h.e[i]; d.isLive(e) {
-			yield(e.item, e.at)
-			n--
-		}
-		for _, c := range [2]int{2*i + 1, 2*i + 2} {
-			if c < h.len() {
-				frontier = append(frontier, c)
-				siftUp(len(frontier)-1, less, func(a, b int) { frontier[a], frontier[b] = frontier[b], frontier[a] })
+	for i := range heap.Walk(d.heap.e) {
+		if e := &d.heap.e[i]; d.isLive(e) {
+			yield(e.Val, e.At)
+			if n--; n == 0 {
+				return
 			}
 		}
-	}
-}
-
-func siftUp(j int, less func(a, b int) bool, swap func(a, b int)) {
-	for j > 0 {
-		i := (j - 1) / 2
-		if !less(j, i) {
-			return
-		}
-		swap(i, j)
-		j = i
-	}
-}
-
-func siftDown(n, i int, less func(a, b int) bool, swap func(a, b int)) {
-	for {
-		j := 2*i + 1
-		if j >= n {
-			return
-		}
-		if r := j + 1; r < n && less(r, j) {
-			j = r
-		}
-		if !less(j, i) {
-			return
-		}
-		swap(i, j)
-		i = j
 	}
 }

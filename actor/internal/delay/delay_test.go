@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/actorq/actorq/actor/internal/heap"
 )
 
 // TestDeadlinesRandom drives deadlines through random sets, shortenings,
@@ -85,7 +87,7 @@ func (d *Deadlines[T]) verify(t *testing.T, want int) {
 	}
 	live := 0
 	for i := range d.heap.e {
-		if i > 0 && d.heap.less(i, (i-1)/2) {
+		if i > 0 && d.heap.e[i].Before(d.heap.e[heap.Parent(i)].Key) {
 			t.Fatalf("heap order broken at %d", i)
 		}
 		if d.isLive(&d.heap.e[i]) {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/actorq/actorq/actor/internal/heap"
 )
 
 // This file is for tests: its checks look at everything.
@@ -129,11 +131,11 @@ func (o *Prio[T]) checkNode(x *node[T], path string) (int, error) {
 	k := x.kids
 	var children []*node[T]
 	for i, t := range k.heap {
-		c := t.x
-		if c.in != inTurns || int(c.idx) != i || t.tag != c.flow.tag() {
-			return 0, fmt.Errorf("node %s: heap slot %d: in %d, idx %d, tag %d (flow's %d)", path, i, c.in, c.idx, t.tag, c.flow.tag())
+		c := t.Val
+		if c.in != inTurns || int(c.idx) != i || t.At != c.flow.tag() || t.Seq != uint64(c.seq) {
+			return 0, fmt.Errorf("node %s: heap slot %d: in %d, idx %d, tag %d (flow's %d)", path, i, c.in, c.idx, t.At, c.flow.tag())
 		}
-		if i > 0 && t.before(&k.heap[(i-1)/arity]) {
+		if i > 0 && t.Before(k.heap[heap.Parent(i)].Key) {
 			return 0, fmt.Errorf("node %s: heap out of order at %d", path, i)
 		}
 		children = append(children, c)

@@ -178,7 +178,7 @@ func walkNodes[T comparable](x *node[T], fn func(*node[T])) {
 		return
 	}
 	for _, t := range x.kids.heap {
-		walkNodes(t.x, fn)
+		walkNodes(t.Val, fn)
 	}
 	for _, l := range []*list[T]{&x.kids.turns, &x.kids.held} {
 		for c := l.first; c != nil; c = c.next {

@@ -1,5 +1,7 @@
 package order
 
+import "github.com/actorq/actorq/actor/internal/heap"
+
 // node is a fairness key's items in one priority band: a leaf holds them,
 // an inner node holds the next level's keys, which take turns (turns.go).
 // Without fairness keys, a band's root is its only leaf. A key has a node
@@ -35,18 +37,18 @@ type node[T comparable] struct {
 	// (an item added again while processing whose place was fixed at the
 	// add, say) in a heap of their own, made when first needed.
 	fifo ring[entry[T]]
-	late *[]entry[T]
+	late *[]heap.Item[entry[T]]
 }
 
 // lateFirst reports whether the next entry of a leaf is in its late heap.
 func (n *node[T]) lateFirst() bool {
-	return n.late != nil && len(*n.late) > 0 && (n.fifo.len() == 0 || (*n.late)[0].seq < n.fifo.front().seq)
+	return n.late != nil && len(*n.late) > 0 && (n.fifo.len() == 0 || (*n.late)[0].Seq < n.fifo.front().seq)
 }
 
 // front returns the next entry of a leaf, live or not.
 func (n *node[T]) front() entry[T] {
 	if n.lateFirst() {
-		return (*n.late)[0]
+		return (*n.late)[0].Val
 	}
 	return n.fifo.front()
 }
@@ -54,9 +56,9 @@ func (n *node[T]) front() entry[T] {
 // pushLate adds e to the late heap of a leaf.
 func (n *node[T]) pushLate(e entry[T]) {
 	if n.late == nil {
-		n.late = new([]entry[T])
+		n.late = new([]heap.Item[entry[T]])
 	}
-	heapPush(n.late, e)
+	heap.Push(n.late, heap.Item[entry[T]]{Key: heap.Key{Seq: e.seq}, Val: e})
 }
 
 // leafOf returns the leaf of the key whose id is key in band b (the root
@@ -133,7 +135,7 @@ func (o *Prio[T]) discard(leaf *node[T]) {
 		return
 	}
 	for _, e := range *leaf.late {
-		o.stale(deadKey[T]{item: e.item, leaf: leaf})
+		o.stale(deadKey[T]{item: e.Val.item, leaf: leaf})
 	}
 	if cap(*leaf.late) > spareRing {
 		leaf.late = nil
@@ -219,7 +221,7 @@ func (o *Prio[T]) popNode(n *node[T]) (entry[T], *flow[T]) {
 	c := o.nextTurn(n)
 	o.notePath(c)
 	if o.byWork {
-		n.flow.vnow = max(n.flow.vnow, n.kids.heap[0].tag)
+		n.flow.vnow = max(n.flow.vnow, n.kids.heap[0].At)
 	}
 	e, f := o.popNode(c)
 	n.n--
@@ -244,7 +246,7 @@ func (o *Prio[T]) popLeaf(n *node[T]) entry[T] {
 	for {
 		var e entry[T]
 		if n.lateFirst() {
-			e = heapPop(n.late)
+			e = heap.Pop(n.late).Val
 		} else {
 			e = n.fifo.pop()
 		}
@@ -257,43 +259,4 @@ func (o *Prio[T]) popLeaf(n *node[T]) entry[T] {
 			return e
 		}
 	}
-}
-
-// heapPush and heapPop keep entries in a min-heap by sequence number.
-func heapPush[T comparable](h *[]entry[T], e entry[T]) {
-	*h = append(*h, e)
-	s := *h
-	for j := len(s) - 1; j > 0; {
-		i := (j - 1) / 2
-		if s[i].seq <= s[j].seq {
-			break
-		}
-		s[i], s[j] = s[j], s[i]
-		j = i
-	}
-}
-
-func heapPop[T comparable](h *[]entry[T]) entry[T] {
-	s := *h
-	e := s[0]
-	last := len(s) - 1
-	s[0] = s[last]
-	s[last] = entry[T]{}
-	s = s[:last]
-	for i := 0; ; {
-		j := 2*i + 1
-		if j >= len(s) {
-			break
-		}
-		if r := j + 1; r < len(s) && s[r].seq < s[j].seq {
-			j = r
-		}
-		if s[i].seq <= s[j].seq {
-			break
-		}
-		s[i], s[j] = s[j], s[i]
-		i = j
-	}
-	*h = s
-	return e
 }

@@ -1,5 +1,7 @@
 package order
 
+import "github.com/actorq/actorq/actor/internal/heap"
+
 // The children of an inner node, in one band. The rule that makes caps
 // exact and picks cheap is one invariant:
 //
@@ -26,16 +28,11 @@ type kids[T comparable] struct {
 	held  list[T]   // with live entries, not eligible
 }
 
-// turn is a child in a heap of turns: its flow's tag when it was last
-// placed (kept equal to the flow's tag), and its turn number.
-type turn[T comparable] struct {
-	tag, seq int64
-	x        *node[T]
-}
-
-func (a *turn[T]) before(b *turn[T]) bool {
-	return a.tag < b.tag || a.tag == b.tag && a.seq < b.seq
-}
+// turn is a child in a heap of turns, keyed by its flow's tag when it
+// was last placed (kept equal to the flow's tag: At) and its turn number
+// (Seq). The heap is 4-ary (package heap), and each child knows its index
+// in it.
+type turn[T comparable] = heap.Item[*node[T]]
 
 // where is the list or heap a node is in among its parent's children.
 type where uint8
@@ -64,7 +61,7 @@ func (o *Prio[T]) nextTurn(n *node[T]) *node[T] {
 	if !o.byWork {
 		return n.kids.turns.first
 	}
-	return n.kids.heap[0].x
+	return n.kids.heap[0].Val
 }
 
 // enter puts c, a child of p that may take a turn, at the back of p's
@@ -93,16 +90,15 @@ func (o *Prio[T]) enterAt(p, c *node[T], seq int64) {
 		c.in = inTurns
 		return
 	}
-	t := turn[T]{tag: c.flow.tag(), seq: seq, x: c}
+	t := turn[T]{Key: heap.Key{At: c.flow.tag(), Seq: uint64(seq)}, Val: c}
 	if c.in == inTurns {
 		k.heap[c.idx] = t
-		o.fix(k.heap, int(c.idx))
+		placed(k.heap, int(c.idx), heap.Fix(k.heap, int(c.idx)))
 		return
 	}
 	c.in = inTurns
-	c.idx = int32(len(k.heap))
 	k.heap = append(k.heap, t)
-	o.up(k.heap, int(c.idx))
+	placed(k.heap, len(k.heap)-1, heap.Up(k.heap, len(k.heap)-1))
 }
 
 // hold puts c, a child of p that may not take a turn, in p's held list.
@@ -128,12 +124,11 @@ func (o *Prio[T]) leave(p, c *node[T]) {
 		k.turns.remove(c)
 	case c.in == inTurns:
 		i, last := int(c.idx), len(k.heap)-1
-		moved := k.heap[last]
+		k.heap[i] = k.heap[last]
 		k.heap[last] = turn[T]{}
 		k.heap = k.heap[:last]
-		if i != last {
-			put(k.heap, i, moved)
-			o.fix(k.heap, i)
+		if i < last {
+			placed(k.heap, i, heap.Fix(k.heap, i))
 		}
 	}
 	c.in = nowhere
@@ -146,9 +141,9 @@ func (o *Prio[T]) retag(x *node[T]) {
 		return
 	}
 	h := x.parent.kids.heap
-	if t := x.flow.tag(); h[x.idx].tag != t {
-		h[x.idx].tag = t
-		o.fix(h, int(x.idx))
+	if t := x.flow.tag(); h[x.idx].At != t {
+		h[x.idx].At = t
+		placed(h, int(x.idx), heap.Fix(h, int(x.idx)))
 	}
 }
 
@@ -176,60 +171,17 @@ func (o *Prio[T]) settle(x *node[T]) {
 	}
 }
 
-// The heap of turns: a 4-ary min-heap by (tag, seq), half as deep as a
-// binary one, so that a move touches half as many nodes; each node knows
-// its index.
-const arity = 4
-
-// put places t at index i of h.
-func put[T comparable](h []turn[T], i int, t turn[T]) {
-	h[i] = t
-	t.x.idx = int32(i)
-}
-
-func (o *Prio[T]) fix(h []turn[T], i int) {
-	if !o.down(h, i) {
-		o.up(h, i)
-	}
-}
-
-func (o *Prio[T]) up(h []turn[T], j int) {
-	t := h[j]
-	for j > 0 {
-		o.visits++
-		i := (j - 1) / arity
-		if !t.before(&h[i]) {
-			break
-		}
-		put(h, j, h[i])
-		j = i
-	}
-	put(h, j, t)
-}
-
-// down reports whether h[i] moved.
-func (o *Prio[T]) down(h []turn[T], i int) bool {
-	t, start := h[i], i
+// placed tells the children on the path between indices i and j of h,
+// the items a sift moved, where they are.
+func placed[T comparable](h []turn[T], i, j int) {
+	lo, hi := min(i, j), max(i, j)
 	for {
-		first := arity*i + 1
-		if first >= len(h) {
-			break
+		h[hi].Val.idx = int32(hi)
+		if hi == lo {
+			return
 		}
-		j, end := first, min(first+arity, len(h))
-		o.visits += end - first // the children looked at
-		for c := first + 1; c < end; c++ {
-			if h[c].before(&h[j]) {
-				j = c
-			}
-		}
-		if !h[j].before(&t) {
-			break
-		}
-		put(h, i, h[j])
-		i = j
+		hi = heap.Parent(hi)
 	}
-	put(h, i, t)
-	return i > start
 }
 
 // list is a doubly linked list of nodes, by their prev and next: a
