@@ -188,47 +188,46 @@ func placed[T comparable](h []turn[T], i, j int) {
 // parent's turns in number order, or its held list.
 type list[T comparable] struct{ first, last *node[T] }
 
-func (l *list[T]) pushBack(c *node[T]) {
-	c.prev, c.next = l.last, nil
-	if l.last != nil {
-		l.last.next = c
-	} else {
-		l.first = c
-	}
-	l.last = c
-}
+func (l *list[T]) pushBack(c *node[T]) { l.insertBefore(c, nil) }
 
 // insert puts c in the list in the order of turn numbers: at the back
 // for a number above every other (an entry), else before the first node
-// with a higher number (a node put back where it was, near the front).
+// with a number as high (a node put back where it was, near the front).
 func (l *list[T]) insert(c *node[T]) {
-	if l.last == nil || l.last.seq < c.seq {
-		l.pushBack(c)
-		return
+	var next *node[T]
+	if l.last != nil && l.last.seq >= c.seq {
+		for next = l.first; next.seq < c.seq; next = next.next {
+		}
 	}
-	next := l.first
-	for next.seq < c.seq {
-		next = next.next
+	l.insertBefore(c, next)
+}
+
+// insertBefore puts c in the list before next, or at the back for nil.
+func (l *list[T]) insertBefore(c, next *node[T]) {
+	prev := l.last
+	if next != nil {
+		prev = next.prev
 	}
-	c.prev, c.next = next.prev, next
-	if next.prev != nil {
-		next.prev.next = c
-	} else {
-		l.first = c
-	}
-	next.prev = c
+	l.link(prev, c)
+	l.link(c, next)
 }
 
 func (l *list[T]) remove(c *node[T]) {
-	if c.prev != nil {
-		c.prev.next = c.next
-	} else {
-		l.first = c.next
-	}
-	if c.next != nil {
-		c.next.prev = c.prev
-	} else {
-		l.last = c.prev
-	}
+	l.link(c.prev, c.next)
 	c.prev, c.next = nil, nil
+}
+
+// link makes b follow a in the list; a nil a makes b the first, a nil b
+// makes a the last.
+func (l *list[T]) link(a, b *node[T]) {
+	if a != nil {
+		a.next = b
+	} else {
+		l.first = b
+	}
+	if b != nil {
+		b.prev = a
+	} else {
+		l.last = a
+	}
 }
