@@ -1,7 +1,5 @@
 package state
 
-import "github.com/actorq/actorq/actor/internal/order"
-
 // Add is an immediate add of item at the priority o asks for, at instant
 // now. Once a shutdown has begun it does nothing: the transport applies
 // what was sent before a shutdown before it begins, so an add that comes
@@ -39,61 +37,72 @@ func (q *Queue[T]) add(item T, o Opts, now int64) (was Status) {
 	if q.before(item, e, o.Seq) {
 		return Popped // made while the item was on its way to a consumer
 	}
-	switch e.status() {
+	switch was = e.status(); was {
 	case Absent:
-		e = q.know(item, o)
-		q.m.add(item, q.prioOf(item, e), now)
-		q.set(item, 0, e.with(Ready))
-		q.enqueue(item, e, q.nextSeq(), now)
-	case Ready:
-		old := q.prioOf(item, e)
-		if !q.raises(item, e, o) {
-			q.order.Touch(item)
-			return Ready
-		}
-		q.order.Remove(item, q.placeOf(e, old, 0, now))
-		ne := q.entryAt(item, e, Ready, o.Prio)
-		q.m.moveDepth(old, o.Prio)
-		q.set(item, e, ne)
-		q.enqueue(item, ne, q.nextSeq(), now)
-	case Popped:
-		// On its way to a consumer: ready by the rules, so a duplicate
-		// unless it raises the priority; then, once it is returned, it
-		// goes to the back of its new priority (Return).
-		if !q.raises(item, e, o) {
-			return Popped
-		}
-		q.m.moveDepth(q.prioOf(item, e), o.Prio)
-		q.set(item, e, q.entryAt(item, e, Popped, o.Prio))
+		e = q.know(item, o).with(Ready)
+		q.set(item, 0, e)
+		q.arrive(item, e, now)
 	case Processing:
-		ne := q.entryAt(item, e, ProcessingDirty, q.usePrioFor(o.Prio))
 		q.m.add(item, o.Prio, now)
-		q.setPlace(item, q.nextSeq())
-		q.set(item, e, ne)
-	case ProcessingDirty:
-		if !q.raises(item, e, o) {
-			return ProcessingDirty
-		}
-		q.m.moveDepth(q.prioOf(item, e), o.Prio)
-		q.setPlace(item, q.nextSeq())
-		q.set(item, e, q.entryAt(item, e, ProcessingDirty, o.Prio))
+		q.become(item, e, q.entryAt(item, e, ProcessingDirty, q.usePrioFor(o.Prio)), 0, now)
 	case Delayed, ProcessingDelayed:
 		raised := q.raises(item, e, o)
 		p := max(q.prioOf(item, e), o.Prio)
 		q.delays.Cancel(item)
 		q.m.setDelayed(q.delays.Len())
 		q.m.add(item, p, now)
-		seq := q.placeOnAdd(item, raised)
-		if e.status() == ProcessingDelayed {
-			q.setPlace(item, seq)
-			q.set(item, e, q.entryAt(item, e, ProcessingDirty, p))
-			return ProcessingDelayed
+		seq := q.takePlace(item)
+		if raised {
+			seq = 0 // the back of its new priority
 		}
-		ne := q.entryAt(item, e, Ready, p)
-		q.set(item, e, ne)
-		q.enqueue(item, ne, seq, now)
+		st := Ready
+		if was == ProcessingDelayed {
+			st = ProcessingDirty
+		}
+		q.become(item, e, q.entryAt(item, e, st, p), seq, now)
+	default: // Ready, Popped, ProcessingDirty: a duplicate, unless it raises the priority
+		old := q.prioOf(item, e)
+		if !q.raises(item, e, o) {
+			if was == Ready {
+				q.order.Touch(item)
+			}
+			return was
+		}
+		if was == Ready {
+			q.order.Remove(item, q.placeOf(e, old, 0, now))
+		}
+		q.m.moveDepth(old, o.Prio)
+		q.become(item, e, q.entryAt(item, e, was, o.Prio), 0, now)
 	}
-	return e.status()
+	return was
+}
+
+// arrive counts item, new to the queue and ready with entry e, and puts
+// it at the back of its priority.
+func (q *Queue[T]) arrive(item T, e entry, now int64) {
+	q.m.add(item, q.prioOf(item, e), now)
+	q.enqueue(item, e, q.nextSeq(), now)
+}
+
+// become stores ne, item's entry after an add or a Done (old before), and
+// places the item by its new state: a ready one in the order at place
+// seq, a dirty one's next run at seq (0 for a new place, at the back).
+// A popped item, raised, goes to the back of its new priority once it is
+// returned (Return).
+func (q *Queue[T]) become(item T, old, ne entry, seq uint64, now int64) {
+	q.set(item, old, ne)
+	st := ne.status()
+	if st != Ready && st != ProcessingDirty {
+		return
+	}
+	if seq == 0 {
+		seq = q.nextSeq()
+	}
+	if st == Ready {
+		q.enqueue(item, ne, seq, now)
+	} else {
+		q.setPlace(item, seq)
+	}
 }
 
 // before reports whether an event at place seq of the order of calls came
@@ -113,8 +122,7 @@ func (q *Queue[T]) addFIFO(item T, now int64) (was Status, ok bool) {
 	if _, added := q.items.add(item, entry(Ready)); !added {
 		return Ready, true
 	}
-	q.m.add(item, 0, now)
-	q.fifo.Push(item, order.Place{})
+	q.arrive(item, entry(Ready), now)
 	return Absent, true
 }
 
@@ -191,14 +199,4 @@ func (q *Queue[T]) raises(item T, e entry, o Opts) bool {
 	}
 	q.usePrio()
 	return true
-}
-
-// placeOnAdd returns the place of a delayed item that an Add makes ready
-// now: with RequeueAtAdd the place its first add gave it, unless its
-// priority was raised; otherwise a new one.
-func (q *Queue[T]) placeOnAdd(item T, raised bool) uint64 {
-	if seq, ok := q.takePlace(item); ok && !raised {
-		return seq
-	}
-	return q.nextSeq()
 }

@@ -107,14 +107,8 @@ func (q *Queue[T]) Done(item T, now int64, seq uint64) {
 		q.drop(item, e)
 	case ProcessingDirty:
 		q.finish(item, e, now)
-		q.ndirty--
-		seq, ok := q.takePlace(item)
-		if !ok {
-			seq = q.nextSeq()
-		}
-		ne := e.with(Ready)
-		q.items.set(item, ne)
-		q.enqueue(item, ne, seq, now)
+		seq := q.takePlace(item)
+		q.become(item, e, e.with(Ready), seq, now)
 	case ProcessingDelayed:
 		q.finish(item, e, now)
 		q.items.set(item, e.with(Delayed))

@@ -307,15 +307,15 @@ func (q *Queue[T]) setPlace(item T, seq uint64) {
 	}
 }
 
-// takePlace returns and forgets the place recorded for item, if any.
-func (q *Queue[T]) takePlace(item T) (uint64, bool) {
+// takePlace returns and forgets the place recorded for item, 0 if none.
+func (q *Queue[T]) takePlace(item T) uint64 {
 	if q.places == nil {
-		return 0, false
+		return 0
 	}
-	seq, ok := q.places[item]
-	if ok {
+	seq := q.places[item]
+	if seq != 0 {
 		delete(q.places, item)
 		q.places = shrunk(q.places, &q.placePeak)
 	}
-	return seq, ok
+	return seq
 }
