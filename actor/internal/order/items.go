@@ -20,7 +20,6 @@ func (o *Prio[T]) Items(yield func(item T, prio int) bool) {
 }
 
 func (o *Prio[T]) items(x *node[T], prio int, yield func(T, int) bool) bool {
-	o.visits++
 	if x.n == 0 {
 		return true
 	}

@@ -72,10 +72,6 @@ type Prio[T comparable] struct {
 	rec        *undo[T] // the notes of the pop ahead under way, or nil
 	back       int64    // the last turn number given at the back of a heap of turns
 	busy       *busy[T] // the first-level keys by load, if counted (CountKeys)
-
-	// visits counts the nodes and heap slots the order looks at: tests
-	// bound what one event costs with it.
-	visits int
 }
 
 // band is the items of one priority.

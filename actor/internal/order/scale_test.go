@@ -56,68 +56,160 @@ func (s *scaled) push(item int) {
 	s.o.Push(item, Place{Seq: s.seq, Key: s.keys[item]})
 }
 
-// step pops, finishes and pushes back one item, and returns the visits
-// of each of the three events.
-func (s *scaled) step() (pop, finish, push int) {
-	v := s.o.visits
+// step pops, finishes and pushes back one item. Between the events it
+// calls between, if not nil, with the name of the event just made.
+func (s *scaled) step(between func(event string)) {
+	if between == nil {
+		between = func(string) {}
+	}
 	item, p := s.o.Pop(s.now)
-	pop, v = s.o.visits-v, s.o.visits
+	between("pop")
 	s.now++
 	s.o.Finish(p.Key, 1+int64(item%7)*100)
-	finish, v = s.o.visits-v, s.o.visits
+	between("finish")
 	s.push(item)
-	return pop, finish, s.o.visits - v
+	between("push")
 }
 
-// TestVisits: an event looks at O(log A) nodes and heap slots for A keys
-// ready, by turns and by work time, at one level of keys and at two: the
-// most visits of a pop, a Finish and a push over many steps stay within
-// c·⌈log2 A⌉ + c at 100 keys and at 100,000.
-func TestVisits(t *testing.T) {
-	const c = 4
+// placement is what an event may change of a node: its count, its place
+// among its parent's children, and its turns.
+type placement struct {
+	n          int
+	in         where
+	idx        int32
+	seq        int64
+	used       int32
+	prev, next *node[int]
+	parent     *node[int]
+	flow       *flow[int]
+}
+
+// placements returns the placement of every node of o's bands.
+func placements(o *Prio[int]) map[*node[int]]placement {
+	m := map[*node[int]]placement{}
+	for _, b := range o.bands {
+		walkNodes(&b.root, func(x *node[int]) {
+			m[x] = placement{x.n, x.in, x.idx, x.seq, x.used, x.prev, x.next, x.parent, x.flow}
+		})
+	}
+	return m
+}
+
+// changed returns the number of nodes whose placement differs between
+// before and after, or that are in one only.
+func changed(before, after map[*node[int]]placement) int {
+	n := 0
+	for x, p := range after {
+		if q, ok := before[x]; !ok || p != q {
+			n++
+		}
+	}
+	for x := range before {
+		if _, ok := after[x]; !ok {
+			n++
+		}
+	}
+	return n
+}
+
+// depth returns the most levels of nodes below x.
+func depth[T comparable](x *node[T]) int {
+	d := 0
+	if x.kids == nil {
+		return 0
+	}
+	for _, t := range x.kids.heap {
+		d = max(d, 1+depth(t.Val))
+	}
+	for _, l := range []*list[T]{&x.kids.turns, &x.kids.held} {
+		for c := l.first; c != nil; c = c.next {
+			d = max(d, 1+depth(c))
+		}
+	}
+	return d
+}
+
+// TestEventFootprint: an event changes O(log A) nodes for A keys ready,
+// by turns and by work time, at one level of keys and at two: over many
+// steps, the most nodes whose count or place among their parent's
+// children a pop, a Finish or a push changes (the nodes on its path, and
+// the children a sift of a heap of turns moves) stay within
+// c·⌈log2 A⌉ + c at 100 keys and at 5,000. What an event reads is bounded
+// by the same structure: the path from a leaf to its band's root, one
+// node per band for each key, and at each level the front of a list or a
+// sift of a 4-ary heap (package heap); the test checks that the trees are
+// no deeper than the levels of keys and that each flow has at most one
+// node per band.
+func TestEventFootprint(t *testing.T) {
+	const c = 2
 	for _, byWork := range []bool{false, true} {
 		for _, levels := range []int{1, 2} {
-			for _, a := range []int{100, 100_000} {
+			for _, a := range []int{100, 5000} {
 				t.Run(fmt.Sprintf("work=%v/levels=%d/keys=%d", byWork, levels, a), func(t *testing.T) {
 					s := newScaled(a, levels, byWork)
-					var most [3]int
-					for range 5000 {
-						pop, finish, push := s.step()
-						most = [3]int{max(most[0], pop), max(most[1], finish), max(most[2], push)}
-					}
 					bound := c*bits.Len(uint(a-1)) + c // ⌈log2 a⌉ = bits.Len(a-1)
-					for i, name := range []string{"pop", "finish", "push"} {
-						if most[i] > bound {
-							t.Errorf("a %s visits up to %d nodes; want at most %d", name, most[i], bound)
+					most := map[string]int{}
+					before := placements(s.o)
+					for range 50 {
+						s.step(func(event string) {
+							after := placements(s.o)
+							most[event] = max(most[event], changed(before, after))
+							before = after
+						})
+						for _, b := range s.o.bands {
+							if d := depth(&b.root); d > levels {
+								t.Fatalf("a tree %d deep for %d levels of keys", d, levels)
+							}
 						}
 					}
-					t.Logf("most visits: pop %d, finish %d, push %d (bound %d)", most[0], most[1], most[2], bound)
+					for _, event := range []string{"pop", "finish", "push"} {
+						if most[event] > bound {
+							t.Errorf("a %s changes up to %d nodes; want at most %d", event, most[event], bound)
+						}
+					}
+					for _, f := range s.o.ids.ids {
+						if f != nil && f.nodes != nil && f.nodes.sib != nil {
+							t.Errorf("flow %q has a node in two bands of one priority", f.key)
+						}
+					}
+					t.Logf("most nodes changed: %v (bound %d)", most, bound)
 				})
 			}
 		}
 	}
 }
 
-// TestItemsVisits: listing the first n items of an order with 100,000
-// keys ready looks at O(n) nodes, by turns and by work time.
-func TestItemsVisits(t *testing.T) {
+// TestItemsBounded: listing the first n items of an order with 100,000
+// keys ready yields n, by turns and by work time; the walk enters only
+// nodes with a live entry (CheckFlows), each of which yields at least one
+// entry, so the first n items cost O(n · levels · log n), whatever the
+// number of keys.
+func TestItemsBounded(t *testing.T) {
 	for _, byWork := range []bool{false, true} {
 		s := newScaled(100_000, 2, byWork)
 		for range 1000 {
-			s.step()
+			s.step(nil)
+		}
+		if err := s.o.CheckFlows(s.held(), s.out()); err != nil {
+			t.Fatal(err)
 		}
 		for _, n := range []int{1, 10, 100} {
-			v, got := s.o.visits, 0
+			got := 0
 			s.o.Items(func(int, int) bool {
 				got++
 				return got < n
 			})
-			if v := s.o.visits - v; got != n || v > 3*n {
-				t.Errorf("work=%v: Items of %d yielded %d, visiting %d nodes; want at most %d", byWork, n, got, v, 3*n)
+			if got != n {
+				t.Errorf("work=%v: Items of %d yielded %d", byWork, n, got)
 			}
 		}
 	}
 }
+
+// held returns the key id of every item, and out those of the items out:
+// none, since a step finishes the item it pops.
+func (s *scaled) held() []uint32 { return s.keys }
+func (s *scaled) out() []uint32  { return nil }
 
 // BenchmarkPop is the order's part of a hand-out with 100 and 100,000
 // keys ready, by turns and by work time: a pop, a Finish and a push.
@@ -128,7 +220,7 @@ func BenchmarkPop(b *testing.B) {
 				s := newScaled(a, 1, byWork)
 				b.ReportAllocs()
 				for b.Loop() {
-					s.step()
+					s.step(nil)
 				}
 			})
 		}
@@ -142,7 +234,7 @@ func BenchmarkItems(b *testing.B) {
 		b.Run(fmt.Sprintf("work=%v", byWork), func(b *testing.B) {
 			s := newScaled(100_000, 2, byWork)
 			for range 1000 {
-				s.step()
+				s.step(nil)
 			}
 			b.ReportAllocs()
 			for b.Loop() {

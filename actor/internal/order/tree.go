@@ -81,7 +81,6 @@ func (o *Prio[T]) nodeOf(f *flow[T], b *band[T]) *node[T] {
 	}
 	p := o.nodeOf(f.parent, b)
 	for x := f.nodes; x != nil; x = x.sib {
-		o.visits++
 		if x.parent == p {
 			return x
 		}
@@ -214,7 +213,6 @@ func (o *Prio[T]) detach(x *node[T]) {
 // reached their caps in the other bands, and places their nodes anew
 // there (tookOut).
 func (o *Prio[T]) popNode(n *node[T]) (entry[T], *flow[T]) {
-	o.visits++
 	if !n.inner {
 		return o.popLeaf(n), n.flow
 	}

@@ -75,7 +75,6 @@ func (o *Prio[T]) enter(p, c *node[T]) {
 // wherever it was: at the back for a new number, or back where it was
 // for the number it had (undo.go).
 func (o *Prio[T]) enterAt(p, c *node[T], seq int64) {
-	o.visits++
 	k := p.kids
 	if c.in == inHeld {
 		k.held.remove(c)
@@ -115,7 +114,6 @@ func (o *Prio[T]) hold(p, c *node[T]) {
 
 // leave takes c out of p's turns or held list.
 func (o *Prio[T]) leave(p, c *node[T]) {
-	o.visits++
 	k := p.kids
 	switch {
 	case c.in == inHeld:
@@ -152,7 +150,6 @@ func (o *Prio[T]) retag(x *node[T]) {
 // its parent's turns, its turn starting anew, and counts in Changes.
 func (o *Prio[T]) settle(x *node[T]) {
 	for p := x.parent; p != nil; x, p = p, p.parent {
-		o.visits++
 		had := p.kids.any()
 		switch ok := o.eligible(x); {
 		case ok && x.in != inTurns:
