@@ -120,7 +120,7 @@ func runPrioOrder(t *testing.T, seed uint64, fair bool, bound int64) {
 	if len(model) != 0 || len(o.bands) != 0 || len(o.prios) != 0 || len(o.dead) != 0 || o.top != nil {
 		t.Fatalf("seed %d: drained: model %d, bands %d, prios %d, dead %d, top %p; want all 0", seed, len(model), len(o.bands), len(o.prios), len(o.dead), o.top)
 	}
-	if err := o.CheckEmpty(); err != nil {
+	if err := o.checkEmpty(); err != nil {
 		t.Fatalf("seed %d: drained: %v", seed, err)
 	}
 }
@@ -166,7 +166,7 @@ func checkDead(t *testing.T, o *Prio[int], when string) {
 		}
 	}
 	var out []uint32
-	if err := o.CheckFlows(held, out); err != nil {
+	if err := o.checkFlows(held, out); err != nil {
 		t.Fatalf("%s: %v", when, err)
 	}
 }

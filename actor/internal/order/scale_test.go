@@ -181,7 +181,7 @@ func TestEventFootprint(t *testing.T) {
 
 // TestItemsBounded: listing the first n items of an order with 100,000
 // keys ready yields n, by turns and by work time; the walk enters only
-// nodes with a live entry (CheckFlows), each of which yields at least one
+// nodes with a live entry (checkFlows), each of which yields at least one
 // entry, so the first n items cost O(n · levels · log n), whatever the
 // number of keys.
 func TestItemsBounded(t *testing.T) {
@@ -190,7 +190,7 @@ func TestItemsBounded(t *testing.T) {
 		for range 1000 {
 			s.step(nil)
 		}
-		if err := s.o.CheckFlows(s.held(), s.out()); err != nil {
+		if err := s.o.checkFlows(s.held(), s.out()); err != nil {
 			t.Fatal(err)
 		}
 		for _, n := range []int{1, 10, 100} {

@@ -10,9 +10,11 @@ import (
 )
 
 // checkEmpty fails t if q, which knows no item, keeps anything for the
-// items or keys it has seen: every map of items back to a new one (or
-// below shrinkFloor at its peak), and the order holding no key beyond its
-// bounded spares (order.Prio.CheckEmpty).
+// items it has seen: every map of items back to a new one (or below
+// shrinkFloor at its peak), and the order holding no item and ranking no
+// key. That the order then keeps nothing per key beyond its bounded
+// spares is order's TestDrainLeavesNoKeys; TestDrainedBytes weighs it
+// here.
 func (q *Queue[T]) checkEmpty(t *testing.T) {
 	t.Helper()
 	maps := []struct {
@@ -45,20 +47,19 @@ func (q *Queue[T]) checkEmpty(t *testing.T) {
 		t.Errorf("%d delayed, %d ready, %d processing; want none", q.delays.Len(), q.Len(), q.nproc)
 	}
 	if q.prio != nil {
-		if err := q.prio.CheckEmpty(); err != nil {
-			t.Error(err)
+		if keys, ready, out := q.prio.Busiest(0, func(order.KeyCount) {}); q.prio.Len() != 0 || keys != 0 || ready != 0 || out != 0 {
+			t.Errorf("the order holds %d items, ranks %d keys, counts %d ready and %d out; want none", q.prio.Len(), keys, ready, out)
 		}
 	}
 }
 
 // TestDrainLeavesNoKeys: after bursts over thousands of distinct keys
 // drain (added, some delayed, some raised, some added again while
-// processing, all handed out and done), the queue holds nothing per key
-// or item it has seen, with fairness by turns and by work time, one and
-// two levels of keys, caps and weights, a starvation bound, both requeue
-// rules, and per-key gauges. A key with limits keeps only its flow. After
-// bursts over fewer keys, which leave spares, the spare nodes and flows
-// keep no children's lists or maps, by work time as by turns.
+// processing, all handed out and done), the queue holds nothing per item
+// it has seen, and its order no item (checkEmpty), with fairness by turns
+// and by work time, one and two levels of keys, caps and weights, a
+// starvation bound, both requeue rules, and per-key gauges. What the
+// order keeps per key is order's TestDrainLeavesNoKeys.
 func TestDrainLeavesNoKeys(t *testing.T) {
 	limits := []KeyLimit{{Keys: []string{"t1"}, Limit: order.Limit{Cap: 3, Weight: 2}}}
 	for _, c := range []struct {

@@ -79,17 +79,19 @@ func (q *Queue[T]) verify(t *testing.T) {
 		t.Fatalf("%d deadlines; %d items delayed", q.delays.Len(), ndelayed)
 	}
 	if q.fair {
-		var held, out []uint32
-		for _, e := range all {
-			held = append(held, e.key())
-		}
+		// The order checks its own flows and trees (order's checkFlows,
+		// under a driver that makes the state's calls); here, that it
+		// counts what the state holds.
+		nout := 0
 		for _, e := range q.proc.all {
 			if e.status().out() {
-				out = append(out, e.key())
+				nout++
 			}
 		}
-		if err := q.prio.CheckFlows(held, out); err != nil {
-			t.Fatal(err)
+		if q.m != nil && q.m.keyed() {
+			if _, ready, out := q.prio.Busiest(0, func(order.KeyCount) {}); ready != nready || out != nout {
+				t.Fatalf("the order counts %d ready, %d out; %d ready, %d out", ready, out, nready, nout)
+			}
 		}
 		for item := range q.started {
 			if !q.Status(item).processing() {

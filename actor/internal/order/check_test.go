@@ -8,16 +8,14 @@ import (
 	"github.com/actorq/actorq/actor/internal/heap"
 )
 
-// This file is for tests: its checks look at everything.
-
-// CheckFlows returns an error if the flows or the band trees break their
+// checkFlows returns an error if the flows or the band trees break their
 // invariants. held has the key id of every item the queue knows, out that
 // of every item out. Each flow's held and out counts must match them; a
 // flow is kept only for what keeps it; every node is in its parent's
 // turns if and only if it is eligible, in its held list otherwise, and
 // only while it has live entries; each heap of turns is in order, with
 // its flows' tags; the ranking of busy keys is in order of load.
-func (o *Prio[T]) CheckFlows(held, out []uint32) error {
+func (o *Prio[T]) checkFlows(held, out []uint32) error {
 	if o.flows == nil {
 		return nil
 	}
@@ -198,13 +196,13 @@ func (o *Prio[T]) checkBusy() error {
 	return nil
 }
 
-// CheckEmpty returns an error if the order, holding no item and none out,
+// checkEmpty returns an error if the order, holding no item and none out,
 // keeps anything for the keys or items it has seen beyond its bounded
-// spares: a node, a flow without limits, an id, a stale entry, a ranked
+// spares: a node, a flow without limits or children, an id, a stale entry, a ranked
 // key, or a map or slab grown past shrinkFloor; or if a list of spares
 // is full, which a drain lets go, or a spare node or flow keeps children's
 // lists or a map (they are kept apart).
-func (o *Prio[T]) CheckEmpty() error {
+func (o *Prio[T]) checkEmpty() error {
 	var errs []error
 	if o.n != 0 || len(o.bands) != 0 || len(o.prios) != 0 || o.nout != 0 {
 		errs = append(errs, fmt.Errorf("%d ready in %d bands, %d out", o.n, len(o.bands), o.nout))
@@ -232,8 +230,8 @@ func (o *Prio[T]) CheckEmpty() error {
 		var walk func(f *flow[T]) int
 		walk = func(f *flow[T]) int {
 			n := 0
-			if !f.limited && f.parent != nil {
-				n++
+			if !f.limited && f.parent != nil && len(f.children) == 0 {
+				n++ // kept for nothing: a parent is kept for its children
 			}
 			for _, c := range f.children {
 				n += walk(c)
@@ -241,7 +239,7 @@ func (o *Prio[T]) CheckEmpty() error {
 			return n
 		}
 		if n := walk(f); n > 0 || f.peak >= shrinkFloor {
-			errs = append(errs, fmt.Errorf("%d flows without limits, root map peak %d", n, f.peak))
+			errs = append(errs, fmt.Errorf("%d flows kept for nothing, root map peak %d", n, f.peak))
 		}
 		if o.ids.live != 0 || len(o.ids.ids) > shrinkFloor+1 || len(o.ids.free) > shrinkFloor {
 			errs = append(errs, fmt.Errorf("ids: %d live, slab of %d, %d free", o.ids.live, len(o.ids.ids), len(o.ids.free)))
