@@ -21,7 +21,9 @@ type Key struct {
 	Seq uint64
 }
 
-// Before reports whether k goes before l.
+// Before reports whether k goes before l. Up and Down write the
+// comparison out: the compiler does not inline this call into a sift
+// instantiated in an importing package.
 func (k Key) Before(l Key) bool { return k.At < l.At || k.At == l.At && k.Seq < l.Seq }
 
 // Item is an element of a heap: its key, and the value it orders.
@@ -40,7 +42,7 @@ func Up[V any](h []Item[V], j int) int {
 	it := h[j]
 	for j > 0 {
 		i := (j - 1) / arity
-		if !it.Before(h[i].Key) {
+		if k, l := &it.Key, &h[i].Key; !(k.At < l.At || k.At == l.At && k.Seq < l.Seq) {
 			break
 		}
 		h[j] = h[i]
@@ -62,11 +64,11 @@ func Down[V any](h []Item[V], i int) int {
 		}
 		j, end := first, min(first+arity, len(h))
 		for c := first + 1; c < end; c++ {
-			if h[c].Before(h[j].Key) {
+			if k, l := &h[c].Key, &h[j].Key; k.At < l.At || k.At == l.At && k.Seq < l.Seq {
 				j = c
 			}
 		}
-		if !h[j].Before(it.Key) {
+		if k, l := &h[j].Key, &it.Key; !(k.At < l.At || k.At == l.At && k.Seq < l.Seq) {
 			break
 		}
 		h[i] = h[j]

@@ -56,20 +56,33 @@ func (s *scaled) push(item int) {
 	s.o.Push(item, Place{Seq: s.seq, Key: s.keys[item]})
 }
 
-// step pops, finishes and pushes back one item. Between the events it
-// calls between, if not nil, with the name of the event just made.
-func (s *scaled) step(between func(event string)) {
-	if between == nil {
-		between = func(string) {}
-	}
+// step pops, finishes and pushes back one item.
+func (s *scaled) step() {
 	item, p := s.o.Pop(s.now)
-	between("pop")
 	s.now++
-	s.o.Finish(p.Key, 1+int64(item%7)*100)
-	between("finish")
+	s.o.Finish(p.Key, work(item))
 	s.push(item)
-	between("push")
 }
+
+// events are the three events of a step, one by one.
+func (s *scaled) events() []struct {
+	name string
+	do   func()
+} {
+	var item int
+	var p Place
+	return []struct {
+		name string
+		do   func()
+	}{
+		{"pop", func() { item, p = s.o.Pop(s.now); s.now++ }},
+		{"finish", func() { s.o.Finish(p.Key, work(item)) }},
+		{"push", func() { s.push(item) }},
+	}
+}
+
+// work is the work time of item.
+func work(item int) int64 { return 1 + int64(item%7)*100 }
 
 // placement is what an event may change of a node: its count, its place
 // among its parent's children, and its turns.
@@ -150,12 +163,14 @@ func TestEventFootprint(t *testing.T) {
 					bound := c*bits.Len(uint(a-1)) + c // ⌈log2 a⌉ = bits.Len(a-1)
 					most := map[string]int{}
 					before := placements(s.o)
+					events := s.events()
 					for range 50 {
-						s.step(func(event string) {
+						for _, e := range events {
+							e.do()
 							after := placements(s.o)
-							most[event] = max(most[event], changed(before, after))
+							most[e.name] = max(most[e.name], changed(before, after))
 							before = after
-						})
+						}
 						for _, b := range s.o.bands {
 							if d := depth(&b.root); d > levels {
 								t.Fatalf("a tree %d deep for %d levels of keys", d, levels)
@@ -188,7 +203,7 @@ func TestItemsBounded(t *testing.T) {
 	for _, byWork := range []bool{false, true} {
 		s := newScaled(100_000, 2, byWork)
 		for range 1000 {
-			s.step(nil)
+			s.step()
 		}
 		if err := s.o.checkFlows(s.held(), s.out()); err != nil {
 			t.Fatal(err)
@@ -220,7 +235,7 @@ func BenchmarkPop(b *testing.B) {
 				s := newScaled(a, 1, byWork)
 				b.ReportAllocs()
 				for b.Loop() {
-					s.step(nil)
+					s.step()
 				}
 			})
 		}
@@ -234,7 +249,7 @@ func BenchmarkItems(b *testing.B) {
 		b.Run(fmt.Sprintf("work=%v", byWork), func(b *testing.B) {
 			s := newScaled(100_000, 2, byWork)
 			for range 1000 {
-				s.step(nil)
+				s.step()
 			}
 			b.ReportAllocs()
 			for b.Loop() {
