@@ -1,8 +1,6 @@
 // Package heap holds the sift of the core's min-heaps, and a walk that
 // yields a heap's items in order without changing it. A heap is a slice
-// of Items, ordered by their Keys, with four children a node: half as
-// deep as a binary heap, so that a sift moves half as many items, for a
-// few more comparisons, which cost less than moves.
+// of Items, ordered by their Keys: a binary heap.
 //
 // The items a sift moves are those on the path between where the item
 // sifted started and where it comes to rest, which Up, Down and Fix
