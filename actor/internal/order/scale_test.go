@@ -150,7 +150,7 @@ func depth[T comparable](x *node[T]) int {
 // c·⌈log2 A⌉ + c at 100 keys and at 5,000. What an event reads is bounded
 // by the same structure: the path from a leaf to its band's root, one
 // node per band for each key, and at each level the front of a list or a
-// sift of a 4-ary heap (package heap); the test checks that the trees are
+// sift of a binary heap (package heap); the test checks that the trees are
 // no deeper than the levels of keys and that each flow has at most one
 // node per band.
 func TestEventFootprint(t *testing.T) {

@@ -30,7 +30,7 @@ type kids[T comparable] struct {
 
 // turn is a child in a heap of turns, keyed by its flow's tag when it
 // was last placed (kept equal to the flow's tag: At) and its turn number
-// (Seq). The heap is 4-ary (package heap), and each child knows its index
+// (Seq). The heap is binary (package heap), and each child knows its index
 // in it.
 type turn[T comparable] = heap.Item[*node[T]]
 
