@@ -1,7 +1,6 @@
 package actor
 
 import (
-	"math/bits"
 	"sync/atomic"
 
 	"github.com/actorq/actorq/actor/internal/order"
@@ -159,17 +158,13 @@ func (l *lane[T]) empty(f func(*slot[T])) {
 	}
 }
 
-// seeClaims calls f with the index of every slot claimed since it was
-// last called, and clears their bits; n is the number of slots made.
-func (l *lane[T]) seeClaims(n int, f func(idx int)) {
-	for w := range (n + 63) / 64 {
-		if l.claims[w].Load() == 0 {
-			continue
-		}
-		for x := l.claims[w].Swap(0); x != 0; x &= x - 1 {
-			f(w*64 + bits.TrailingZeros64(x))
-		}
+// takeClaims returns the bits of the slots 64w to 64w+63 claimed since it
+// was last called, and clears them.
+func (l *lane[T]) takeClaims(w int) uint64 {
+	if l.claims[w].Load() == 0 {
+		return 0
 	}
+	return l.claims[w].Swap(0)
 }
 
 // close closes the lane for good: Gets ask the owner, which takes back

@@ -1,6 +1,8 @@
 package actor
 
 import (
+	"math/bits"
+
 	"github.com/actorq/actorq/actor/internal/order"
 	"github.com/actorq/actorq/actor/internal/state"
 )
@@ -265,16 +267,15 @@ func (o *offers[T]) see() {
 	if o == nil {
 		return
 	}
-	o.l.seeClaims(len(o.all), o.received)
+	for w := range (len(o.all) + 63) / 64 {
+		for x := o.l.takeClaims(w); x != 0; x &= x - 1 {
+			sl := o.all[w*64+bits.TrailingZeros64(x)]
+			o.sent[sl.num-o.base] = nil
+			o.q.Received(sl.item, sl.place, sl.at, sl.after)
+			o.release(sl)
+		}
+	}
 	o.dropSeen()
-}
-
-// received tells the state of the claim of the slot at index i.
-func (o *offers[T]) received(i int) {
-	sl := o.all[i]
-	o.sent[sl.num-o.base] = nil
-	o.q.Received(sl.item, sl.place, sl.at, sl.after)
-	o.release(sl)
 }
 
 // dropSeen drops the seen slots at the front of sent, keeping its array.

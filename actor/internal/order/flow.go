@@ -153,8 +153,8 @@ func (o *Prio[T]) child(f *flow[T], k string) *flow[T] {
 	if f.children == nil {
 		f.children = o.newChildren()
 	}
-	if n := len(o.spareFlows); n > 0 {
-		c, o.spareFlows = o.spareFlows[n-1], o.spareFlows[:n-1]
+	if s, ok := takeSpare(&o.spareFlows); ok {
+		c = s
 	} else {
 		c = &flow[T]{}
 	}
@@ -189,14 +189,10 @@ func (o *Prio[T]) tidy(f *flow[T]) {
 // newChildren returns an empty map of children: a spare one, or a new
 // one.
 func (o *Prio[T]) newChildren() map[string]*flow[T] {
-	n := len(o.spareMaps)
-	if n == 0 {
-		return make(map[string]*flow[T])
+	if m, ok := takeSpare(&o.spareMaps); ok {
+		return m
 	}
-	m := o.spareMaps[n-1]
-	o.spareMaps[n-1] = nil
-	o.spareMaps = o.spareMaps[:n-1]
-	return m
+	return make(map[string]*flow[T])
 }
 
 // countOut raises the out counts of f's key and of every key above it, as

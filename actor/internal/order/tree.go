@@ -146,14 +146,24 @@ func (o *Prio[T]) discard(leaf *node[T]) {
 
 // newNode returns an empty node: a spare one, or a new one.
 func (o *Prio[T]) newNode() *node[T] {
-	n := len(o.spareNodes)
-	if n == 0 {
-		return new(node[T])
+	if x, ok := takeSpare(&o.spareNodes); ok {
+		return x
 	}
-	x := o.spareNodes[n-1]
-	o.spareNodes[n-1] = nil
-	o.spareNodes = o.spareNodes[:n-1]
-	return x
+	return new(node[T])
+}
+
+// takeSpare takes the last of *spares off the list and returns it; ok is
+// false if the list is empty.
+func takeSpare[E any](spares *[]E) (x E, ok bool) {
+	n := len(*spares)
+	if n == 0 {
+		return x, false
+	}
+	x = (*spares)[n-1]
+	var zero E
+	(*spares)[n-1] = zero // the list keeps no reference to what it gave
+	*spares = (*spares)[:n-1]
+	return x, true
 }
 
 // freeNode takes x, which has no live entry and holds none, and is out of
@@ -181,14 +191,10 @@ func (o *Prio[T]) freeNode(x *node[T]) {
 
 // newKids returns empty lists of children: spare ones, or new ones.
 func (o *Prio[T]) newKids() *kids[T] {
-	n := len(o.spareKids)
-	if n == 0 {
-		return new(kids[T])
+	if k, ok := takeSpare(&o.spareKids); ok {
+		return k
 	}
-	k := o.spareKids[n-1]
-	o.spareKids[n-1] = nil
-	o.spareKids = o.spareKids[:n-1]
-	return k
+	return new(kids[T])
 }
 
 // detach takes x off its flow's nodes, and forgets the flow if nothing
