@@ -182,6 +182,7 @@ func (c *shared[T]) mustHash(items ...T) {
 	}
 }
 
+// hashAll is mustHash's check, out of line so that mustHash inlines.
 func (c *shared[T]) hashAll(items []T) {
 	for _, item := range items {
 		func() {
