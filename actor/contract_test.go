@@ -127,7 +127,7 @@ func runContract(t *testing.T, cfg actor.Config[int], levels int, ops []byte) {
 		_, pickable := m.next()
 		before = m.String()
 		if testing.Verbose() {
-			t.Logf("step %d: op %d arg %d (k %d %d %d, prio %d, after %v); model next %v, len %d", step, op, arg, k, k2, k3, prio, after, pickable, m.len())
+			t.Logf("step %d: op %d arg %d (k %d %d %d, prio %d, after %v); model next %v, len %d\n%v", step, op, arg, k, k2, k3, prio, after, pickable, m.len(), m)
 		}
 		switch op {
 		case 0:

@@ -289,9 +289,12 @@ func (m *spec) makeReady(it *sItem, prio int, seq uint64) {
 	m.settle()
 }
 
-// know returns a new item's record, holding its keys.
+// know returns a new item's record, holding its keys. It is not ready
+// yet (delayed until its caller says), so that makeReady sees its keys
+// idle: a key kept only for its limits starts at its parent's virtual
+// time like a new one.
 func (m *spec) know(item int) *sItem {
-	it := &sItem{path: m.pathOf(item)}
+	it := &sItem{st: sDelayed, path: m.pathOf(item)}
 	for _, p := range prefixes(it.path) {
 		m.flow(p)
 	}
