@@ -34,10 +34,11 @@ type shared[T comparable] struct {
 	clock      Clock
 	epoch      time.Time
 	limiter    RateLimiter[T]
-	stamped    bool // the owner needs the instant of each call: metrics or a starvation bound
-	byWork     bool // fairness by work time: a Done needs the instant of its call, a hand-out its own
-	metrics    bool // the state records metrics
-	checkItems bool // T can hold values that cannot be map keys
+	stamped    bool        // the owner needs the instant of each call: metrics or a starvation bound
+	rated      atomic.Bool // a key has or had a rate or a pause (state.Queue.Rated): pops and hand-outs read the clock; set by the owner
+	byWork     bool        // fairness by work time: a Done needs the instant of its call, a hand-out its own
+	metrics    bool        // the state records metrics
+	checkItems bool        // T can hold values that cannot be map keys
 	seed       maphash.Seed
 	name       string // Config.Name
 	id         uint64 // the queue's number in the registry of named queues (snapshot.go); 0 if unnamed
@@ -58,12 +59,24 @@ func (c *shared[T]) callTime() int64 {
 	return c.since()
 }
 
+// popTime returns the clock reading of a pop the owner makes, or 0 when
+// it needs none: with stamps, and with rates, since a pop spends its
+// keys' tokens at its instant (and a hand-out dates them again,
+// workTime).
+func (c *shared[T]) popTime() int64 {
+	if !c.stamped && !c.rated.Load() {
+		return 0
+	}
+	return c.since()
+}
+
 // workTime returns the clock reading that starts or ends an item's work
 // (a hand-out, a Done), or 0 when the owner needs none: with fairness by
 // work time, a Done ends its item's work at the instant of the call,
-// however late the owner goroutine applies it.
+// however late the owner goroutine applies it; with rates, a hand-out
+// spends its keys' tokens at its instant.
 func (c *shared[T]) workTime() int64 {
-	if !c.stamped && !c.byWork {
+	if !c.stamped && !c.byWork && !c.rated.Load() {
 		return 0
 	}
 	return c.since()

@@ -1,7 +1,10 @@
 package actor
 
 import (
+	"errors"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/actorq/actorq/actor/internal/order"
 	"github.com/actorq/actorq/actor/internal/state"
@@ -74,6 +77,15 @@ type Config[T comparable] struct {
 	// ignored with a custom Storage, as Fairness is.
 	KeyLimits []KeyLimit
 
+	// LevelLimits are the flow control of every key of a level, without
+	// a list of keys: LevelLimits[0] of every first-level key (each
+	// tenant, say), LevelLimits[1] of every second-level key, and so on,
+	// for keys that appear at run time. A key's own limit (KeyLimits,
+	// SetKeyLimit) replaces its level's as a whole. They need Fairness:
+	// New panics, in the caller's goroutine, if they are set without it,
+	// or if one is not valid ([LevelLimit.Check]).
+	LevelLimits []LevelLimit
+
 	// FairByWorkTime makes fairness share the consumers' time rather than
 	// turns, as Kubernetes' API Priority and Fairness does: each key's
 	// virtual time advances by the work time of its items divided by its
@@ -136,6 +148,21 @@ type Config[T comparable] struct {
 // too waits for it). Caps hold while the queue runs: once shutdown has
 // begun, Get hands out every item still ready, whatever the caps, and a
 // drain ends once nothing is processing.
+//
+// A key with a Rate starts at most Burst of its items at one instant and
+// Rate a second on average, on the queue's clock: in every window of
+// length W, at most Burst + Rate·W of them are handed out (or offered
+// ahead, as caps count), at every level of their path (a namespace's
+// items spend their tenant's tokens too). A key without a token is
+// passed over as a key at its cap is, and the others go on: no
+// head-of-line blocking. The owner goroutine wakes at the instant its
+// next token comes, and the key takes its turn again at the back of the
+// turns, banking no credit (by work time, at the current virtual time).
+// [Queue.PauseKey] holds a key the same way until an instant. Rates and
+// pauses hold while the queue runs, as caps do; Len and the depth count
+// the items they hold back as queued. The queue keeps a key's bucket
+// only while it is not full: a key forgotten comes back with a full
+// bucket, which is what it had.
 type KeyLimit struct {
 	Keys []string
 	// Cap is the most items of the key processing at once; 0 means no
@@ -145,14 +172,42 @@ type KeyLimit struct {
 	// row), or with [Config.FairByWorkTime] its share of the work time;
 	// 0 means 1.
 	Weight int
+	// Rate is the most items of the key started a second, on average;
+	// 0 or rate.Inf means no rate.
+	Rate rate.Limit
+	// Burst, with a Rate, is the most items of the key started at one
+	// instant: the size of its bucket, at least 1.
+	Burst int
 }
 
-// Check returns an error if l is not a valid limit: no keys, or a Cap or
-// Weight below 0.
+// Check returns an error if l is not a valid limit: no keys, a Cap,
+// Weight or Burst below 0, a Rate below 0 or NaN, or a finite Rate with
+// a Burst of 0.
 func (l KeyLimit) Check() error { return l.core().Check() }
 
 func (l KeyLimit) core() state.KeyLimit {
-	return state.KeyLimit{Keys: l.Keys, Limit: order.Limit{Cap: l.Cap, Weight: l.Weight}}
+	return state.KeyLimit{Keys: l.Keys, Limit: LevelLimit{l.Cap, l.Weight, l.Rate, l.Burst}.core()}
+}
+
+// LevelLimit is the flow control of every key of one level
+// ([Config.LevelLimits]); its fields mean what a [KeyLimit]'s do.
+type LevelLimit struct {
+	Cap    int
+	Weight int
+	Rate   rate.Limit
+	Burst  int
+}
+
+// Check returns an error if l is not a valid limit, as [KeyLimit.Check].
+func (l LevelLimit) Check() error {
+	if err := state.CheckLimit(l.core()); err != nil {
+		return errors.New("level limit: " + err.Error())
+	}
+	return nil
+}
+
+func (l LevelLimit) core() order.Limit {
+	return order.Limit{Cap: l.Cap, Weight: l.Weight, Rate: float64(l.Rate), Burst: l.Burst}
 }
 
 // A RateLimiter tells how long an item should wait before it is retried.
@@ -213,12 +268,12 @@ type Storage[T comparable] interface {
 // fairness (or a custom Storage, which ignores it), for the state; it
 // panics if cfg asks for flow control without fairness, or a limit is not
 // valid.
-func flowControl[T comparable](cfg Config[T]) (byWork bool, limits []state.KeyLimit) {
+func flowControl[T comparable](cfg Config[T]) (byWork bool, limits []state.KeyLimit, levels []order.Limit) {
 	if cfg.Fairness == nil {
-		if len(cfg.KeyLimits) > 0 || cfg.FairByWorkTime {
-			panic("actor: Config.KeyLimits and Config.FairByWorkTime need Config.Fairness")
+		if len(cfg.KeyLimits) > 0 || len(cfg.LevelLimits) > 0 || cfg.FairByWorkTime {
+			panic("actor: Config.KeyLimits, Config.LevelLimits and Config.FairByWorkTime need Config.Fairness")
 		}
-		return false, nil
+		return false, nil, nil
 	}
 	for _, l := range cfg.KeyLimits {
 		if err := l.Check(); err != nil {
@@ -226,5 +281,11 @@ func flowControl[T comparable](cfg Config[T]) (byWork bool, limits []state.KeyLi
 		}
 		limits = append(limits, l.core())
 	}
-	return cfg.FairByWorkTime, limits
+	for _, l := range cfg.LevelLimits {
+		if err := l.Check(); err != nil {
+			panic("actor: Config.LevelLimits: " + err.Error())
+		}
+		levels = append(levels, l.core())
+	}
+	return cfg.FairByWorkTime, limits, levels
 }

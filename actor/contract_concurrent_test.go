@@ -109,7 +109,7 @@ func testConcurrentOrder(t *testing.T) {
 	q := actor.New(actor.Config[int]{Fairness: keys, KeyLimits: limits})
 	m := newSpec(2, false, false, keys, nil)
 	for _, l := range limits {
-		m.setLimit(l.Keys, l.Cap, l.Weight)
+		m.setLimit(l.Keys, specLimit(l))
 	}
 	for i := range n {
 		q.Add(i)

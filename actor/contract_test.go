@@ -9,6 +9,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/actorq/actorq/actor"
 )
 
@@ -40,7 +42,9 @@ func (contractLimiter) NumRequeues(int) int      { return 0 }
 // each ShutDownWithDrain has returned, and what is left after ShutDown.
 // The first byte chooses the queue: fairness keys at no, one or two
 // levels, by turns or by work time, either requeue rule, named or not
-// (a named queue stamps every call). Time is synctest's.
+// (a named queue stamps every call), and rates for every key of each
+// level or not; with those, two more calls: SetKeyLimit with a rate, and
+// PauseKey. Time is synctest's.
 //
 // The caller never waits for the owner goroutine between calls, except
 // where the contract says a call is not ordered after the caller's
@@ -69,6 +73,9 @@ func FuzzContract(f *testing.F) {
 		if mode&16 != 0 {
 			cfg.Name = "contract"
 		}
+		if mode&128 != 0 && levels > 0 {
+			cfg.LevelLimits = contractLevels[:levels]
+		}
 		synctest.Test(t, func(t *testing.T) {
 			runContract(t, cfg, levels, ops)
 		})
@@ -88,15 +95,30 @@ var contractSeeds = [][]byte{
 	{26, 4, 40, 5, 6, 15, 3, 9, 4, 12, 4, 17, 0, 6, 0, 11, 3},
 	{1, 2, 40, 2, 41, 2, 42, 6, 0, 0, 43, 6, 0, 6, 0, 6, 0},
 	{6, 0, 0, 0, 1, 0, 2, 6, 0, 15, 2, 11, 0, 6, 0, 6, 0, 15, 1, 11, 1, 6, 0, 6, 0},
+	{129, 0, 0, 0, 3, 0, 6, 0, 1, 6, 0, 6, 0, 6, 0, 11, 0, 6, 0, 15, 1, 6, 0, 11, 3, 6, 0},
+	{134, 18, 73, 0, 0, 0, 1, 0, 3, 0, 4, 6, 0, 6, 0, 19, 50, 6, 0, 15, 2, 11, 0, 6, 0, 6, 0, 15, 3, 6, 0},
+	{130, 0, 0, 0, 1, 0, 2, 0, 3, 6, 0, 6, 0, 6, 0, 19, 60, 15, 1, 6, 0, 12, 1, 15, 1, 6, 0, 6, 0},
+	{141, 18, 170, 0, 0, 0, 1, 0, 2, 0, 3, 9, 2, 11, 0, 15, 2, 10, 0, 16, 0},
 }
 
-// contractOps is how many kinds of call FuzzContract makes.
+// contractOps is how many kinds of call FuzzContract makes: two more
+// (rates and pauses) in the modes with rates.
 const contractOps = 18
+
+// contractLevels are the rates of every key of each level in the modes
+// with rates: a token each 500 ms (a step of the clock) for a tenant,
+// each 250 ms (between two steps) for a namespace.
+var contractLevels = []actor.LevelLimit{{Rate: 2, Burst: 2}, {Rate: 4, Burst: 1}}
 
 func runContract(t *testing.T, cfg actor.Config[int], levels int, ops []byte) {
 	q := actor.New(cfg)
 	defer q.ShutDown()
 	m := newSpec(levels, cfg.FairByWorkTime, cfg.Requeue == actor.RequeueAtAdd, contractKeys(levels), contractLimiter{}.When)
+	nops := contractOps
+	for _, l := range cfg.LevelLimits {
+		m.levelLims = append(m.levelLims, specLimit(actor.KeyLimit{Cap: l.Cap, Weight: l.Weight, Rate: l.Rate, Burst: l.Burst}))
+		nops = contractOps + 2
+	}
 	start := time.Now()
 	var drains []chan struct{}
 	var before string // the model before the step, for failure messages
@@ -120,7 +142,7 @@ func runContract(t *testing.T, cfg actor.Config[int], levels int, ops []byte) {
 		}
 	}
 	for i := 0; i+1 < len(ops); i += 2 {
-		step, op, arg := i/2, int(ops[i])%contractOps, int(ops[i+1])
+		step, op, arg := i/2, int(ops[i])%nops, int(ops[i+1])
 		k, k2, k3 := arg%12, (arg/12+arg)%12, (arg/3)%12
 		prio := arg/12%4 - 1
 		after := time.Duration(arg%4-1) * time.Second
@@ -233,7 +255,7 @@ func runContract(t *testing.T, cfg actor.Config[int], levels int, ops []byte) {
 			if err := q.SetKeyLimit(actor.KeyLimit{Keys: keys, Cap: capN, Weight: weight}); err != nil {
 				fail(step, "SetKeyLimit(%v, cap %d, weight %d) = %v", keys, capN, weight, err)
 			}
-			m.setLimit(keys, capN, weight)
+			m.setLimit(keys, sLimit{cap: capN, weight: weight})
 		case 15:
 			time.Sleep(time.Duration(arg%4) * 500 * time.Millisecond)
 			synctest.Wait() // the owner's timer fires at the new instant
@@ -256,6 +278,20 @@ func runContract(t *testing.T, cfg actor.Config[int], levels int, ops []byte) {
 			synctest.Wait() // the drain has begun
 			drains = append(drains, returned)
 			m.shutDown(true)
+		case 18:
+			keys := contractKeys(levels)(k)[:1+arg/12%levels]
+			l := actor.KeyLimit{Keys: keys, Cap: arg / 24 % 3, Rate: []rate.Limit{0, 1, 2, 4, rate.Inf}[arg/72%5], Burst: 1 + arg%3}
+			if err := q.SetKeyLimit(l); err != nil {
+				fail(step, "SetKeyLimit(%+v) = %v", l, err)
+			}
+			m.setLimit(keys, specLimit(l))
+		case 19:
+			keys := contractKeys(levels)(k)[:1+arg/12%levels]
+			d := time.Duration(arg/24%5-1) * 250 * time.Millisecond
+			if err := q.PauseKey(keys, time.Now().Add(d)); err != nil {
+				fail(step, "PauseKey(%v, %v) = %v", keys, d, err)
+			}
+			m.pauseKey(keys, m.now+d)
 		}
 		if len(drains) > 0 {
 			synctest.Wait()

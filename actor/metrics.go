@@ -90,6 +90,16 @@ type KeyMetricsProvider interface {
 	NewKeyProcessingMetric(name string) KeyGaugeMetric
 }
 
+// KeyHeldMetricsProvider is implemented by a [KeyMetricsProvider] that
+// also records, for each of the busiest first-level keys, its ready items
+// held back: at its cap (reason "cap"), or waiting for a token of its
+// rate or the end of a pause (reason "rate"); 0 when they are not held.
+// Keys held at the second level only count as not held, and the sum of
+// the other keys has no series.
+type KeyHeldMetricsProvider interface {
+	NewKeyHeldMetric(name, reason string) KeyGaugeMetric
+}
+
 // KeyGaugeMetric is a gauge with a key label.
 type KeyGaugeMetric interface {
 	Set(key string, value float64)
@@ -158,6 +168,9 @@ func newMetrics[T comparable](name string, p MetricsProvider, keyed bool, keyLim
 	}
 	if kp, ok := p.(KeyMetricsProvider); ok && keyed {
 		s.KeyDepth, s.KeyProcessing = kp.NewKeyDepthMetric(name), kp.NewKeyProcessingMetric(name)
+		if hp, ok := p.(KeyHeldMetricsProvider); ok {
+			s.KeyHeldByCap, s.KeyHeldByRate = hp.NewKeyHeldMetric(name, "cap"), hp.NewKeyHeldMetric(name, "rate")
+		}
 		s.KeyLimit = keyLimit
 		if keyLimit <= 0 {
 			s.KeyLimit = defaultKeyMetricsLimit

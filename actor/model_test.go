@@ -3,9 +3,12 @@ package actor_test
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/actorq/actorq/actor"
 )
 
 // spec is the contract of a whole queue as one plain sequential model,
@@ -26,6 +29,16 @@ import (
 // take a turn: it has a ready item under it in that priority, its key is
 // not at its cap, and (an inner node) one of its children is in its
 // turns; it enters at the back the instant it may.
+//
+// A key with a rate has a bucket (the generic cell rate algorithm: tat,
+// the theoretical arrival time of its next item): a hand-out at t spends
+// a token of every key on the item's path, tat = max(tat, t) + tau, and a
+// key waits, as a key at its cap, while tat - (burst-1)·tau > now or
+// it is paused. Keys that may start an item again enter their parents'
+// turns in the order of those instants (ties: the order they came into
+// the queue's list of keys with buckets not full), before the items due
+// at the same instant; by work time at their parents' virtual time. A
+// key is kept while its bucket is not full.
 type spec struct {
 	levels  int  // fairness keys per item; 0: no fairness
 	byWork  bool // fairness by work time
@@ -39,10 +52,12 @@ type spec struct {
 	dues  uint64 // deadlines, in the order they are set
 	turn  int64  // turn numbers, in the order children enter turns
 
-	flows  map[string]*sFlow         // by key path ("" is the root)
-	bands  map[int]map[string]*sNode // priority -> key path -> node
-	phase  int                       // 0 running, 1 draining, 2 shut down (owner ended or ShutDown)
-	drains []bool                    // per ShutDownWithDrain call: returned
+	flows     map[string]*sFlow         // by key path ("" is the root)
+	levelLims []sLimit                  // the limits of each level's keys without their own
+	wakeSeq   uint64                    // the last place given in the list of keys with buckets not full
+	bands     map[int]map[string]*sNode // priority -> key path -> node
+	phase     int                       // 0 running, 1 draining, 2 shut down (owner ended or ShutDown)
+	drains    []bool                    // per ShutDownWithDrain call: returned
 }
 
 type sState uint8
@@ -75,6 +90,45 @@ type sFlow struct {
 	out         int
 	vtime, est  int64
 	vnow        int64
+	depth       int
+
+	tau, burst time.Duration // the bucket: nanoseconds per item (0: no rate), and its size
+	tat, pause time.Duration
+	wait       bool
+	wakeSeq    uint64 // its place in the list of keys whose buckets are not full, or that wait; 0 if none
+}
+
+// specLimit is the model's limits of l.
+func specLimit(l actor.KeyLimit) sLimit {
+	return sLimit{cap: l.Cap, weight: l.Weight, tau: tauOf(float64(l.Rate)), burst: time.Duration(l.Burst)}
+}
+
+// tauOf is the nanoseconds per item of rate, rounded up (0 for none).
+func tauOf(rate float64) time.Duration {
+	if rate <= 0 || rate >= math.MaxFloat64 {
+		return 0
+	}
+	return time.Duration(math.Ceil(1e9 / rate))
+}
+
+// sLimit is a key's limits: a cap, a weight, and a rate (tau: the
+// nanoseconds per item, 0 for none) and burst.
+type sLimit struct {
+	cap, weight int
+	tau, burst  time.Duration
+}
+
+func (f *sFlow) setLimit(l sLimit) {
+	f.cap, f.weight, f.tau, f.burst = l.cap, max(l.weight, 1), l.tau, max(l.burst, 1)
+}
+
+// eligibleAt is the instant from which f may start an item.
+func (f *sFlow) eligibleAt() time.Duration {
+	at := f.pause
+	if f.tau > 0 {
+		at = max(at, f.tat-(f.burst-1)*f.tau)
+	}
+	return at
 }
 
 // sNode is a key's node in one priority: its place in its parent's turns.
@@ -134,9 +188,40 @@ func (m *spec) flow(path string) *sFlow {
 		return f
 	}
 	p := m.flow(parentOf(path))
-	f := &sFlow{weight: 1, vtime: p.vnow}
+	f := &sFlow{weight: 1, vtime: p.vnow, depth: m.depth(path)}
+	f.setLimit(m.levelLimit(f.depth))
 	m.flows[path] = f
 	return f
+}
+
+func (m *spec) levelLimit(depth int) sLimit {
+	if depth <= len(m.levelLims) {
+		return m.levelLims[depth-1]
+	}
+	return sLimit{}
+}
+
+// rewake sets whether f waits, and its place in the list of keys whose
+// buckets are not full or that wait, after its bucket changed.
+func (m *spec) rewake(f *sFlow) {
+	f.wait = m.phase == 0 && f.eligibleAt() > m.now
+	switch listed := f.wait || m.phase == 0 && f.tat > m.now; {
+	case !listed:
+		f.wakeSeq = 0
+	case f.wakeSeq == 0:
+		m.wakeSeq++
+		f.wakeSeq = m.wakeSeq
+	}
+}
+
+// take spends a token of every key on path, at a hand-out now.
+func (m *spec) take(path string) {
+	for _, p := range prefixes(path) {
+		if f := m.flows[p]; f.tau > 0 {
+			f.tat = max(f.tat, m.now) + f.tau
+			m.rewake(f)
+		}
+	}
 }
 
 // tidy forgets the keys that nothing holds: no item the queue knows has
@@ -152,7 +237,7 @@ func (m *spec) tidy() {
 		hold(it.path)
 	}
 	for path, f := range m.flows {
-		if f.limited {
+		if f.limited || f.wakeSeq != 0 {
 			hold(path)
 		}
 	}
@@ -165,7 +250,7 @@ func (m *spec) tidy() {
 
 func (m *spec) blocked(path string) bool {
 	f := m.flows[path]
-	return m.phase == 0 && f != nil && f.cap > 0 && f.out >= f.cap
+	return m.phase == 0 && f != nil && (f.cap > 0 && f.out >= f.cap || f.wait)
 }
 
 func (m *spec) tag(path string) int64 {
@@ -384,12 +469,78 @@ func (m *spec) addAfter(item, p int, d time.Duration) {
 	}
 }
 
-// advance moves the clock to now and makes the items due ready.
+// advance moves the clock to now, instant by instant: at each, the keys
+// that may start an item again take their turns, then the items due
+// become ready.
 func (m *spec) advance(now time.Duration) {
-	m.now = now
-	if m.phase != 0 {
-		return
+	for m.phase == 0 {
+		t := now + 1
+		for _, f := range m.flows {
+			if f.wakeSeq != 0 {
+				t = min(t, f.wakeAt())
+			}
+		}
+		for _, it := range m.items {
+			if it.st == sDelayed || it.st == sProcDelayed {
+				t = min(t, it.due)
+			}
+		}
+		if t > now {
+			break
+		}
+		m.now = max(m.now, t)
+		m.release()
+		m.due()
 	}
+	m.now = now
+}
+
+// wakeAt is the instant at which a key in the list of keys whose buckets
+// are not full leaves it: the instant it may start an item, if it waits,
+// else the instant its bucket is full.
+func (f *sFlow) wakeAt() time.Duration {
+	if f.wait {
+		return f.eligibleAt()
+	}
+	return f.tat
+}
+
+// release takes the keys whose instant has come out of the list of keys
+// whose buckets are not full, in the order of their instants and then
+// their places in it: a key that waited takes its turns again, at the
+// back, and by work time at its parent's virtual time.
+func (m *spec) release() {
+	var paths []string
+	for path, f := range m.flows {
+		if f.wakeSeq != 0 && f.wakeAt() <= m.now {
+			paths = append(paths, path)
+		}
+	}
+	slices.SortFunc(paths, func(a, b string) int {
+		x, y := m.flows[a], m.flows[b]
+		if c := cmpDur(x.wakeAt(), y.wakeAt()); c != 0 {
+			return c
+		}
+		return cmpU(x.wakeSeq, y.wakeSeq)
+	})
+	for _, path := range paths {
+		f := m.flows[path]
+		f.wakeSeq = 0
+		if f.wait {
+			f.wait = false
+			if m.byWork {
+				f.vtime = max(f.vtime, m.flows[parentOf(path)].vnow)
+			}
+			m.settle()
+		}
+		m.rewake(f)
+	}
+	m.tidy()
+}
+
+// due makes the items due by now ready.
+func (m *spec) due() {
+	now := m.now
 	var due []int
 	for item, it := range m.items {
 		if (it.st == sDelayed || it.st == sProcDelayed) && it.due <= now {
@@ -498,6 +649,7 @@ func (m *spec) get() (item, prio int, ok bool) {
 	for _, p := range paths {
 		m.flows[p].out++
 	}
+	m.take(it.path)
 	for i := len(paths) - 1; i >= 0; i-- {
 		p := paths[i]
 		n := nodes[p]
@@ -557,11 +709,27 @@ func (m *spec) done(item int) {
 }
 
 // setLimit is SetKeyLimit of the key path keys.
-func (m *spec) setLimit(keys []string, cap, weight int) {
+func (m *spec) setLimit(keys []string, l sLimit) {
 	path := strings.Join(keys, "/")
 	f := m.flow(path)
-	f.cap, f.weight, f.limited = cap, max(weight, 1), cap > 0 || weight > 1
+	f.setLimit(l)
+	f.limited = l != m.levelLimit(len(keys))
+	m.rewake(f)
 	m.tidy()
+	m.settle()
+}
+
+// pauseKey is PauseKey of the key path keys until the instant until.
+func (m *spec) pauseKey(keys []string, until time.Duration) {
+	if m.phase != 0 || until <= m.now {
+		return
+	}
+	f := m.flow(strings.Join(keys, "/"))
+	if until <= f.pause {
+		return
+	}
+	f.pause = until
+	m.rewake(f)
 	m.settle()
 }
 
@@ -577,7 +745,9 @@ func (m *spec) shutDown(drain bool) {
 				it.st = sProc
 			}
 		}
-		m.tidy()
+		for _, f := range m.flows {
+			f.wait, f.wakeSeq = false, 0
+		}
 	}
 	if drain {
 		m.phase = max(m.phase, 1)
@@ -588,6 +758,7 @@ func (m *spec) shutDown(drain bool) {
 			m.drains[i] = true
 		}
 	}
+	m.tidy()
 	m.settle()
 	m.settleDrains()
 }
@@ -635,7 +806,11 @@ func (m *spec) String() string {
 	}
 	for _, path := range slices.Sorted(maps.Keys(m.flows)) {
 		f := m.flows[path]
-		fmt.Fprintf(&b, " flow %q out %d cap %d w %d v %d e %d vnow %d;", path, f.out, f.cap, f.weight, f.vtime, f.est, f.vnow)
+		fmt.Fprintf(&b, " flow %q out %d cap %d w %d v %d e %d vnow %d", path, f.out, f.cap, f.weight, f.vtime, f.est, f.vnow)
+		if f.tau > 0 || f.pause > 0 || f.wakeSeq != 0 {
+			fmt.Fprintf(&b, " tau %v burst %d tat %v pause %v wait %v list %d", f.tau, f.burst, f.tat, f.pause, f.wait, f.wakeSeq)
+		}
+		b.WriteString(";")
 	}
 	return b.String()
 }

@@ -119,7 +119,7 @@ func (o *offers[T]) fill() {
 	if o.fair {
 		limit = min(o.asking*fairPerGet, o.limit)
 	}
-	n, now := len(o.sent), o.c.callTime()
+	n, now := len(o.sent), o.c.popTime()
 	for room := limit - o.l.len(); room > 0 && (len(o.free) > 0 || len(o.all) < maxSlots); room-- {
 		item, p, ok := o.q.Pop(now)
 		if !ok {
@@ -163,7 +163,7 @@ func (o *offers[T]) keepOrder() {
 		}
 		return
 	}
-	if h, ok := o.q.Head(o.c.callTime()); ok && h.Prio == o.last.Prio && h.Seq < o.last.Seq {
+	if h, ok := o.q.Head(o.c.popTime()); ok && h.Prio == o.last.Prio && h.Seq < o.last.Seq {
 		o.takeBack()
 	}
 }
@@ -212,7 +212,7 @@ func (o *offers[T]) takeBack() {
 		return
 	}
 	o.see()
-	now := o.c.callTime()
+	now := o.c.popTime()
 	for i := len(o.sent) - 1; i >= 0; i-- {
 		if sl := o.sent[i]; sl != nil && sl.revoke() {
 			o.sent[i] = nil

@@ -86,6 +86,9 @@ func (o *owner[T]) wait() (quit bool) {
 	var out chan<- T
 	if o.c.itemsUsed.Load() && len(o.waiting) == 0 && o.stage() {
 		out = o.c.out
+		if o.c.rated.Load() {
+			o.arm() // the pop spent tokens: a key may wait, or its bucket fill, sooner
+		}
 	}
 	if out == nil && !o.dueAlarm.armed && !o.tickAlarm.armed {
 		<-bell // the only thing to wait for: a receive costs less than a select
@@ -113,7 +116,7 @@ func (o *owner[T]) wait() (quit bool) {
 // stage pops the next ready item to offer it on the items channel, and
 // reports whether there is one.
 func (o *owner[T]) stage() bool {
-	item, p, ok := o.q.Pop(o.c.callTime())
+	item, p, ok := o.q.Pop(o.c.popTime())
 	if ok {
 		o.c.filter.off(item)
 		o.staged, o.head, o.headPlace = true, item, p
@@ -127,7 +130,7 @@ func (o *owner[T]) stage() bool {
 func (o *owner[T]) unstage() {
 	var zero T
 	if o.staged {
-		o.q.Return(o.head, o.headPlace, o.c.callTime())
+		o.q.Return(o.head, o.headPlace, o.c.popTime())
 		o.c.filter.sync(o.head)
 		o.staged = false
 	}

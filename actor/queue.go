@@ -68,11 +68,12 @@ func newOwner[T comparable](cfg Config[T]) *owner[T] {
 	} else {
 		sc.Fair, sc.Bound = cfg.Fairness != nil, cfg.StarvationBound
 		c.fairness = cfg.Fairness
-		sc.ByWork, sc.Limits = flowControl(cfg)
+		sc.ByWork, sc.Limits, sc.Levels = flowControl(cfg)
 	}
 	c.stamped = m != nil || sc.Bound > 0
 	c.byWork, c.metrics = sc.ByWork, m != nil
 	o := &owner[T]{c: c, q: state.New(sc)}
+	c.rated.Store(o.q.Rated())
 	fp := defaultPaths
 	if cfg.paths != nil {
 		fp = *cfg.paths
@@ -267,13 +268,41 @@ func (q *Queue[T]) SetKeyLimit(l KeyLimit) error {
 	if c.fairness == nil {
 		return errors.New("actor: SetKeyLimit on a queue without Config.Fairness")
 	}
+	c.setKeyLimit(l.core(), noDeadline)
+	return nil
+}
+
+// PauseKey holds the items of the fairness key keys (outermost first, as
+// [KeyLimit.Keys]) until the instant until on the queue's clock: they are
+// passed over as a key at its cap is, and every other key goes on. It is
+// what a worker does when the key's API answers 429 with Retry-After. A
+// pause that ends before one the key already has, or in the past, does
+// nothing; so does one once shutdown has begun. PauseKey returns once
+// the owner goroutine has applied it. It returns an error, and changes
+// nothing, if keys is empty or the queue has no fairness. The queue does
+// not keep keys.
+func (q *Queue[T]) PauseKey(keys []string, until time.Time) error {
+	c := q.c
+	if len(keys) == 0 {
+		return errors.New("actor: PauseKey with no key")
+	}
+	if c.fairness == nil {
+		return errors.New("actor: PauseKey on a queue without Config.Fairness")
+	}
+	c.setKeyLimit(state.KeyLimit{Keys: keys}, int64(until.Sub(c.epoch)))
+	return nil
+}
+
+// setKeyLimit has the owner set the limit l, or with a pause instant
+// other than noDeadline pause the key l.Keys until then, and waits until
+// it has.
+func (c *shared[T]) setKeyLimit(l state.KeyLimit, pause int64) {
 	w := c.waiter()
-	w.limit = l.core()
+	w.limit, w.pause = l, pause
 	c.post(request[T]{op: opLimit, w: w})
 	c.await(w)
 	w.limit = state.KeyLimit{}
 	c.release(w)
-	return nil
 }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.

@@ -25,7 +25,7 @@ const (
 	opLen                // answer w with the number of ready items
 	opGet                // hand w up to cap(w.items) ready items, or wait
 	opCancel             // withdraw w, if it is still waiting
-	opLimit              // set the key limit w.limit, and answer w
+	opLimit              // set the key limit w.limit, or pause its key until w.pause, and answer w
 	opSnapshot           // answer w with a snapshot of up to w.snapN items of each state
 )
 
@@ -84,6 +84,7 @@ type waiter[T comparable] struct {
 	shutdown bool              // opGet: nothing was ready and the queue is shutting down
 	canceled bool              // opGet: withdrawn before any item was ready
 	limit    state.KeyLimit    // opLimit: the limit to set
+	pause    int64             // opLimit: noDeadline, or pause limit.Keys until this instant
 	snapN    int               // opSnapshot: the items of each state asked for
 	snap     state.Snapshot[T] // opSnapshot: the answer
 	ready    chan struct{}

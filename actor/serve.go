@@ -58,7 +58,12 @@ func (o *owner[T]) serve(r *request[T], seq uint64, first bool) {
 		o.cancel(r.w)
 	case opLimit:
 		o.offers.takeBack() // popped items count against the caps
-		o.q.SetLimit(r.w.limit)
+		if now := o.c.since(); r.w.pause == noDeadline {
+			o.q.SetLimit(r.w.limit, now)
+		} else {
+			o.q.Pause(r.w.limit.Keys, r.w.pause, now)
+		}
+		o.c.rated.Store(o.q.Rated())
 		r.w.answer()
 	case opSnapshot:
 		o.snapshot(r.w)
@@ -70,6 +75,9 @@ func (o *owner[T]) serve(r *request[T], seq uint64, first bool) {
 // fairness by work time alone, the owner's clock reading, since the
 // item's work starts now; otherwise none.
 func (o *owner[T]) handOutAt() int64 {
+	if o.c.rated.Load() {
+		return o.c.since() // the instant its tokens are spent
+	}
 	if o.c.stamped {
 		return o.at
 	}

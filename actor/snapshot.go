@@ -51,6 +51,23 @@ type Snapshot[T comparable] struct {
 	ReadyItems      []ItemInfo[T] `json:"readyItems"`
 	ProcessingItems []ItemInfo[T] `json:"processingItems"`
 	DelayedItems    []ItemInfo[T] `json:"delayedItems"`
+
+	// HeldKeys are fairness keys whose ready items are held back, up to
+	// the n asked for: those waiting for a token of their rate or the
+	// end of a pause, the earliest first, then those at their caps on
+	// the paths of ReadyItems.
+	HeldKeys []HeldKey `json:"heldKeys,omitempty"`
+}
+
+// HeldKey is a fairness key whose ready items are held back, and why.
+type HeldKey struct {
+	Keys []string `json:"keys"`
+	// Why is "cap" (at its cap until one of its items is Done), "token"
+	// (waiting for a token of its rate) or "pause" ([Queue.PauseKey]).
+	Why string `json:"why"`
+	// Until is when a key waiting for a token or a pause may go again;
+	// zero for a key at its cap.
+	Until time.Time `json:"until,omitzero"`
 }
 
 // PriorityCount is the number of ready items at one priority.
@@ -129,6 +146,13 @@ func (c *shared[T]) snapshot(s state.Snapshot[T], at int64) Snapshot[T] {
 	out.ReadyItems = c.itemInfos(s.ReadyItems, at)
 	out.ProcessingItems = c.itemInfos(s.ProcessingItems, at)
 	out.DelayedItems = c.itemInfos(s.DelayedItems, at)
+	for _, h := range s.HeldKeys {
+		hk := HeldKey{Keys: h.Path, Why: h.Why}
+		if h.Why != "cap" {
+			hk.Until = c.epoch.Add(time.Duration(h.At))
+		}
+		out.HeldKeys = append(out.HeldKeys, hk)
+	}
 	return out
 }
 
@@ -234,6 +258,7 @@ func anySnapshot[T comparable](s Snapshot[T]) Snapshot[any] {
 		Name: s.Name, ID: s.ID, Taken: s.Taken, ShuttingDown: s.ShuttingDown,
 		Ready: s.Ready, ReadyByPriority: s.ReadyByPriority,
 		Processing: s.Processing, AddedAgain: s.AddedAgain, Delayed: s.Delayed,
+		HeldKeys: s.HeldKeys,
 	}
 	conv := func(items []ItemInfo[T]) []ItemInfo[any] {
 		o := make([]ItemInfo[any], len(items))

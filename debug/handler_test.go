@@ -425,3 +425,48 @@ func TestUnencodable(t *testing.T) {
 	}
 	contains(t, get(t, fmt.Sprintf("/queue?id=%d", id)), `<td class="item">{&lt;nil&gt;}</td>`)
 }
+
+// TestHeldKeys: the queue page shows each key whose items are held back,
+// and why: waiting for a token of its rate, paused, or at its cap.
+func TestHeldKeys(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now().UTC().Round(0)
+		q := actor.New(actor.Config[string]{
+			Name:     "held",
+			Fairness: func(s string) []string { return []string{strings.SplitN(s, "/", 2)[0]} },
+			KeyLimits: []actor.KeyLimit{
+				{Keys: []string{"rated"}, Rate: 2, Burst: 1},
+				{Keys: []string{"capped"}, Cap: 1},
+			},
+		})
+		defer q.ShutDown()
+		for _, item := range []string{"rated/1", "rated/2", "capped/1", "capped/2", "paused/1"} {
+			q.Add(item)
+		}
+		if err := q.PauseKey([]string{"paused"}, start.Add(3*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // rated/1 and capped/1
+			if _, shutdown := q.Get(); shutdown {
+				t.Fatal("shut down")
+			}
+		}
+		id := idOf(t, "held")
+		var got actor.Snapshot[string]
+		decode(t, fmt.Sprintf("/queue?id=%d&format=json", id), &got)
+		want := []actor.HeldKey{
+			{Keys: []string{"rated"}, Why: "token", Until: start.Add(500 * time.Millisecond)},
+			{Keys: []string{"paused"}, Why: "pause", Until: start.Add(3 * time.Second)},
+			{Keys: []string{"capped"}, Why: "cap"},
+		}
+		if !reflect.DeepEqual(got.HeldKeys, want) {
+			t.Errorf("held keys =\n%s\nwant\n%s", js(got.HeldKeys), js(want))
+		}
+		contains(t, get(t, fmt.Sprintf("/queue?id=%d", id)),
+			`<table id="held-keys">`,
+			`<tr><td>rated</td><td>waiting for a token</td><td><time datetime="2000-01-01T00:00:00.5Z">in 500ms</time></td></tr>`,
+			`<tr><td>paused</td><td>paused</td><td><time datetime="2000-01-01T00:00:03Z">in 3s</time></td></tr>`,
+			`<tr><td>capped</td><td>at its cap</td><td></td></tr>`,
+		)
+	})
+}

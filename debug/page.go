@@ -153,6 +153,14 @@ input { width: 6em; }
 {{template "items" (rows .ProcessingItems .Taken)}}
 <h2>Delayed <small>{{len .DelayedItems}} of {{.Delayed}}, earliest deadline first</small></h2>
 {{template "items" (rows .DelayedItems .Taken)}}
+{{with .HeldKeys}}<h2>Keys held back <small>waiting for a token or a pause's end, earliest first, then at their caps</small></h2>
+<div class="scroll"><table id="held-keys">
+<thead><tr><th>Keys</th><th>Why</th><th>Until</th></tr></thead>
+<tbody>
+{{range .}}<tr><td>{{keys .Keys}}</td><td>{{if eq .Why "cap"}}at its cap{{else if eq .Why "token"}}waiting for a token{{else}}paused{{end}}</td><td>{{if not .Until.IsZero}}<time datetime="{{exact .Until}}">{{due .Until $.Snapshot.Taken}}</time>{{end}}</td></tr>
+{{end}}</tbody>
+</table></div>
+{{end}}
 <p class="note">Age: how long the item has been ready (since its deadline, for one made ready by it) or, if it is processing, since it was handed out; none for an item waiting on a delay. Requeues: its count in the queue's rate limiter. Deadline: when a delayed item becomes ready, from the instant the snapshot was taken.</p>
 <form method="get" action="queue"><input type="hidden" name="id" value="{{$.ID}}">
 <label>Items of each state: <input type="number" name="n" min="0" max="10000" value="{{$.N}}"></label> <button>Show</button></form>

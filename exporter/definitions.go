@@ -20,6 +20,7 @@ const (
 	delayedKey        = "delayed_items"
 	keyDepthKey       = "key_depth"
 	keyProcessingKey  = "key_processing"
+	keyHeldKey        = "key_held_items"
 )
 
 // Help texts shared by both flavours.
@@ -31,6 +32,7 @@ const (
 	helpDelayed      = "Current number of items waiting on a delay before they are added to workqueue"
 	helpKeyDepth     = "Current number of items ready in workqueue, per first-level fairness key (the busiest keys; the rest under key=\"other\")"
 	helpKeyProc      = "Current number of items being processed from workqueue, per first-level fairness key (the busiest keys; the rest under key=\"other\")"
+	helpKeyHeld      = "Current number of items ready in workqueue and held back, per first-level fairness key (the busiest keys) and reason: cap (the key is at its cap) or rate (it waits for a token of its rate, or the end of a pause)"
 )
 
 // flavour is one set of definitions of the seven client-go workqueue
@@ -101,6 +103,7 @@ type collectors struct {
 	delayed        *prometheus.GaugeVec
 	keyDepth       *prometheus.GaugeVec
 	keyProcessing  *prometheus.GaugeVec
+	keyHeld        *prometheus.GaugeVec
 }
 
 // newCollectors makes, but does not register, the collectors of f.
@@ -127,5 +130,6 @@ func (f flavour) newCollectors() collectors {
 		delayed:        gauge(delayedKey, helpDelayed, f.labels),
 		keyDepth:       gauge(keyDepthKey, helpKeyDepth, append(slices.Clip(f.labels), "key")),
 		keyProcessing:  gauge(keyProcessingKey, helpKeyProc, append(slices.Clip(f.labels), "key")),
+		keyHeld:        gauge(keyHeldKey, helpKeyHeld, append(slices.Clip(f.labels), "reason", "key")),
 	}
 }

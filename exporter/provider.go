@@ -87,6 +87,7 @@ func newProvider(reg prometheus.Registerer, f flavour) (*Provider, error) {
 	use(&r, reg, &c.delayed)
 	use(&r, reg, &c.keyDepth)
 	use(&r, reg, &c.keyProcessing)
+	use(&r, reg, &c.keyHeld)
 	if r.err != nil {
 		r.undo(reg)
 		return nil, r.err
@@ -187,6 +188,12 @@ func (p *Provider) NewKeyDepthMetric(name string) actor.KeyGaugeMetric {
 // the queue name, by key.
 func (p *Provider) NewKeyProcessingMetric(name string) actor.KeyGaugeMetric {
 	return keyGauge{p.c.keyProcessing, p.f.values(name)}
+}
+
+// NewKeyHeldMetric returns the workqueue_key_held_items series of the
+// queue name for reason ("cap" or "rate"), by key.
+func (p *Provider) NewKeyHeldMetric(name, reason string) actor.KeyGaugeMetric {
+	return keyGauge{p.c.keyHeld, append(p.f.values(name), reason)}
 }
 
 // keyGauge is the series of one queue in a gauge vector with a key label.

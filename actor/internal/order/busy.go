@@ -18,10 +18,13 @@ type busy[T comparable] struct {
 
 type run struct{ start, n int }
 
-// KeyCount is what a first-level key holds: items ready, and items out.
+// KeyCount is what a first-level key holds: items ready, and items out;
+// Held says why its ready items are held back, if they are: "cap" (at
+// its cap) or "rate" (waiting for a token or a pause's end).
 type KeyCount struct {
 	Key        string
 	Ready, Out int
+	Held       string
 }
 
 // CountKeys makes the order rank its first-level keys by load, for
@@ -39,6 +42,13 @@ func (o *Prio[T]) Busiest(n int, yield func(KeyCount)) (keys, ready, out int) {
 	}
 	for _, f := range o.busy.keys[:min(n, len(o.busy.keys))] {
 		c := KeyCount{Key: f.key, Out: f.out}
+		switch {
+		case o.capsOff:
+		case f.cap > 0 && f.out >= int(f.cap):
+			c.Held = "cap"
+		case f.r != nil && f.r.wait:
+			c.Held = "rate"
+		}
 		for x := f.nodes; x != nil; x = x.sib {
 			c.Ready += x.n
 		}

@@ -41,16 +41,20 @@ type flow[T comparable] struct {
 	load int
 	rank int32
 
-	cap, weight int32  // the most items out at once (0 for no cap); turns per round, at least 1
-	id          uint32 // while items hold it: its id (keyIDs)
-	peak        int32  // the most children since the flow got its map
-	limited     bool   // SetLimit gave it limits: kept while it has nothing
+	cap, weight int32   // the most items out at once (0 for no cap); turns per round, at least 1
+	id          uint32  // while items hold it: its id (keyIDs)
+	peak        int32   // the most children since the flow got its map
+	limited     bool    // SetLimit gave it limits other than its level's: kept while it has nothing
+	depth       uint8   // its level: 1 for a first-level key
+	r           *bucket // its rate and pause (rate.go); nil if it never had either
 }
 
 // Limit is the flow control of one key.
 type Limit struct {
-	Cap    int // the most items out at once; 0 for no cap
-	Weight int // turns per round, or share of work time; 0 means 1
+	Cap    int     // the most items out at once; 0 for no cap
+	Weight int     // turns per round, or share of work time; 0 means 1
+	Rate   float64 // the most items started a second (rate.go); 0 or +Inf for no rate
+	Burst  int     // with a rate: the most items started at one instant, at least 1
 }
 
 func (f *flow[T]) idOf() uint32 {
@@ -60,9 +64,10 @@ func (f *flow[T]) idOf() uint32 {
 	return f.id
 }
 
-// blocked reports whether f's key may not take a turn: at its cap.
+// blocked reports whether f's key may not take a turn: at its cap, or
+// waiting for a token or the end of a pause (rate.go).
 func (o *Prio[T]) blocked(f *flow[T]) bool {
-	return f != nil && f.cap > 0 && f.out >= int(f.cap) && !o.capsOff
+	return f != nil && (f.cap > 0 && f.out >= int(f.cap) || f.r != nil && f.r.wait) && !o.capsOff
 }
 
 // tag is the virtual time by which fairness by work time orders the keys:
@@ -134,14 +139,7 @@ func (o *Prio[T]) drained() {
 }
 
 // Path returns the key path whose id is key, in a new slice.
-func (o *Prio[T]) Path(key uint32) []string {
-	var path []string
-	for f := o.ids.flow(key); f != nil && f.parent != nil; f = f.parent {
-		path = append(path, f.key)
-	}
-	slices.Reverse(path)
-	return path
-}
+func (o *Prio[T]) Path(key uint32) []string { return o.ids.flow(key).path() }
 
 // child returns the flow of key k under f, making it if need be: a new
 // flow starts at f's virtual time, with no credit.
@@ -158,7 +156,10 @@ func (o *Prio[T]) child(f *flow[T], k string) *flow[T] {
 	} else {
 		c = &flow[T]{}
 	}
-	c.key, c.parent, c.weight, c.vtime = k, f, 1, f.vnow
+	c.key, c.parent, c.weight, c.vtime, c.depth = k, f, 1, f.vnow, f.depth+1
+	if int(c.depth) <= len(o.levels) {
+		o.limit(c, o.levels[c.depth-1])
+	}
 	f.children[k] = c
 	f.peak = max(f.peak, int32(min(len(f.children), math.MaxInt32)))
 	return c
@@ -169,7 +170,7 @@ func (o *Prio[T]) child(f *flow[T], k string) *flow[T] {
 // kept apart (spareMaps) for the next flow that gets children, so that
 // spare flows, most of which become keys without children, keep no map.
 func (o *Prio[T]) tidy(f *flow[T]) {
-	for f != nil && f.parent != nil && f.nodes == nil && len(f.children) == 0 && f.out == 0 && f.held == 0 && !f.limited {
+	for f != nil && f.parent != nil && f.nodes == nil && len(f.children) == 0 && f.out == 0 && f.held == 0 && !f.limited && (f.r == nil || f.r.wake == 0) {
 		p := f.parent
 		delete(p.children, f.key)
 		if len(p.children) == 0 && p.peak >= shrinkFloor {
@@ -179,7 +180,12 @@ func (o *Prio[T]) tidy(f *flow[T]) {
 			o.spareMaps = append(o.spareMaps, f.children)
 		}
 		if len(o.spareFlows) < maxSpareNodes {
+			r := f.r
 			*f = flow[T]{}
+			if r != nil {
+				*r = bucket{}
+				f.r = r
+			}
 			o.spareFlows = append(o.spareFlows, f)
 		}
 		f = p
@@ -208,11 +214,14 @@ func (o *Prio[T]) countOut(f *flow[T]) {
 	for x := f; x.parent != nil; x = x.parent {
 		x.out++
 	}
+	if o.rated {
+		o.take(f)
+	}
 }
 
 func (o *Prio[T]) tookOut(f *flow[T]) {
 	for x := f; x != nil && x.parent != nil; x = x.parent {
-		if x.cap > 0 && x.out == int(x.cap) && !o.capsOff {
+		if x.cap > 0 && x.out == int(x.cap) && !o.capsOff || x.r != nil && x.r.wait {
 			o.settleFlow(x)
 		}
 		o.retagFlow(x)
@@ -277,7 +286,8 @@ func (o *Prio[T]) Finish(key uint32, d int64) {
 	o.moveOut(f, -1)
 }
 
-// SetLimit sets the limits of the key path keys.
+// SetLimit sets the limits of the key path keys, in place of those of
+// its level (SetLevels).
 func (o *Prio[T]) SetLimit(keys []string, l Limit) {
 	f := o.flows
 	for _, k := range keys {
@@ -285,9 +295,11 @@ func (o *Prio[T]) SetLimit(keys []string, l Limit) {
 	}
 	o.changes++ // a popped item may be over a lower cap
 	was := o.blocked(f)
-	f.cap = int32(min(l.Cap, math.MaxInt32))
-	f.weight = int32(min(max(l.Weight, 1), math.MaxInt32))
-	f.limited = l.Cap > 0 || l.Weight > 1
+	o.limit(f, l)
+	f.limited = l != o.levelLimit(len(keys))
+	if f.r != nil {
+		o.rewake(f)
+	}
 	if o.blocked(f) != was {
 		o.settleFlow(f)
 	}
@@ -295,8 +307,34 @@ func (o *Prio[T]) SetLimit(keys []string, l Limit) {
 	o.tidy(f)
 }
 
-// CapsOff lifts every cap for good: shutdown has begun. The keys held
-// back take their turns at the back, in the order of their paths.
+// SetLevels gives every key of level i+1 the limits levels[i], unless
+// SetLimit gives it its own. It must be called before the first Push.
+func (o *Prio[T]) SetLevels(levels []Limit) {
+	o.levels = levels
+	for _, l := range levels {
+		o.rated = o.rated || interval(l.Rate) > 0
+	}
+}
+
+// levelLimit returns the limits of the keys of level depth.
+func (o *Prio[T]) levelLimit(depth int) Limit {
+	if depth <= len(o.levels) {
+		return o.levels[depth-1]
+	}
+	return Limit{}
+}
+
+// limit gives f the limits l.
+func (o *Prio[T]) limit(f *flow[T], l Limit) {
+	f.cap = int32(min(l.Cap, math.MaxInt32))
+	f.weight = int32(min(max(l.Weight, 1), math.MaxInt32))
+	o.setRate(f, l)
+	o.rated = o.rated || f.r != nil
+}
+
+// CapsOff lifts every cap, rate and pause for good: shutdown has begun.
+// The keys held back take their turns at the back, in the order of their
+// paths; the keys kept for their buckets alone are forgotten.
 func (o *Prio[T]) CapsOff() {
 	if o.flows == nil || o.capsOff {
 		return
@@ -315,6 +353,12 @@ func (o *Prio[T]) CapsOff() {
 	o.capsOff = true
 	for _, f := range held {
 		o.settleFlow(f)
+	}
+	for len(o.wakes) > 0 {
+		f := o.wakes[0].Val
+		o.unwake(f)
+		f.r.wait = false
+		o.tidy(f)
 	}
 }
 

@@ -113,7 +113,7 @@ func (d *driver) handOut() (k int, ok bool) {
 	}
 	k = d.ahead[0]
 	d.ahead = d.ahead[1:]
-	d.o.Kept(d.items[k].place)
+	d.o.Kept(d.items[k].place, d.now)
 	d.items[k].state = "out"
 	return k, true
 }

@@ -72,6 +72,13 @@ type Prio[T comparable] struct {
 	rec        *undo[T] // the notes of the pop ahead under way, or nil
 	back       int64    // the last turn number given at the back of a heap of turns
 	busy       *busy[T] // the first-level keys by load, if counted (CountKeys)
+
+	// Rates and pauses (rate.go).
+	levels  []Limit       // the limits of the keys of each level without their own
+	rated   bool          // a key has or had a rate or a pause
+	clock   int64         // the latest instant of a Pop or Tick
+	wakes   []wakeItem[T] // the keys whose buckets are not full, or that wait
+	wakeSeq uint64        // the last Seq given in wakes
 }
 
 // band is the items of one priority.
@@ -245,6 +252,7 @@ func (o *Prio[T]) PopAhead(now int64) (T, Place) {
 }
 
 func (o *Prio[T]) pop(now int64) (T, Place) {
+	o.Tick(now)
 	if o.bound > 0 && len(o.prios) > 1 {
 		o.now = now
 		if item, p, ok := o.popStarving(); ok {

@@ -30,6 +30,11 @@ type mark struct {
 	used int32 // turns of its weight used
 	seq  int64 // turn number
 	vnow int64 // its parent's virtual time
+
+	// Its key's bucket, if it has a rate (rate.go): the instant tat and
+	// the count of tokens taken.
+	tat   int64
+	takes uint64
 }
 
 // heldMark is a node held by a pop, and its place in the turns before.
@@ -55,10 +60,15 @@ func (o *Prio[T]) beginUndo() uint32 {
 	return id
 }
 
-// Kept is the event of the item popped ahead at p being handed out: its
-// pop's notes go.
-func (o *Prio[T]) Kept(p Place) {
+// Kept is the event of the item popped ahead at p being handed out at
+// instant now: its pop's notes go, and the tokens its pop took are
+// dated now, as if it had been popped then (redate).
+func (o *Prio[T]) Kept(p Place, now int64) {
 	if p.Undo != 0 {
+		if o.rated {
+			o.Tick(now)
+			o.redate(o.ids.flow(p.Key), &o.undos[p.Undo-1], now)
+		}
 		o.freeUndo(p.Undo)
 	}
 }
@@ -81,7 +91,11 @@ func (o *Prio[T]) noteHeld(c *node[T]) {
 // taking, before the pop moves it.
 func (o *Prio[T]) notePath(x *node[T]) {
 	if o.rec != nil {
-		o.rec.path = append(o.rec.path, mark{in: x.in == inTurns, used: x.used, seq: x.seq, vnow: x.parent.flow.vnow})
+		m := mark{in: x.in == inTurns, used: x.used, seq: x.seq, vnow: x.parent.flow.vnow}
+		if b := x.flow.r; b != nil {
+			m.tat, m.takes = b.tat, b.takes
+		}
+		o.rec.path = append(o.rec.path, m)
 	}
 }
 
@@ -97,12 +111,17 @@ func (o *Prio[T]) notePaths(leaf *node[T]) {
 
 // undoPop puts the nodes of leaf's path, to which the item popped ahead
 // has just come back, and the other nodes its pop held, back where the
-// notes u say they were; the item no longer counts as out.
+// notes u say they were; the item no longer counts as out, and its keys
+// get back the tokens it took (refund).
 func (o *Prio[T]) undoPop(leaf *node[T], u *undo[T]) {
 	o.nout--
+	i := len(u.path)
 	for f := leaf.flow; f.parent != nil; f = f.parent {
 		was := o.blocked(f)
 		f.out--
+		if i--; i >= 0 {
+			o.refund(f, &u.path[i])
+		}
 		if was && !o.blocked(f) {
 			o.settleFlow(f) // held by something else than the pop: at the back
 		}

@@ -5,17 +5,32 @@ import (
 	"slices"
 )
 
-// NextDue returns the earliest deadline, if any item is delayed. It may be
-// a deadline that was superseded since: waking for it early is harmless.
-func (q *Queue[T]) NextDue() (int64, bool) { return q.delays.Next() }
+// NextDue returns the earliest deadline, if any item is delayed, or the
+// earliest instant a key's token comes or its pause ends (or its bucket
+// is full again). It may be a deadline that was superseded since: waking
+// for it early is harmless.
+func (q *Queue[T]) NextDue() (int64, bool) {
+	at, ok := q.delays.Next()
+	if q.fair {
+		if w, wok := q.prio.NextWake(); wok && (!ok || w < at) {
+			return w, true
+		}
+	}
+	return at, ok
+}
 
-// Due makes every delayed item whose deadline is at or before now ready
-// (a processing one dirty), in a new place, as of now. Items due at the
+// Due makes every key whose token came, or whose pause ended, by now take
+// its turns again (order.Prio's Tick), then every delayed item whose
+// deadline is at or before now ready (a processing one dirty), in a new
+// place, as of now. Items due at the
 // same instant take their places in the order their deadlines were set
 // (client-go's), or, with RequeueAtAdd, as controller-runtime's queue
 // orders them: by priority, then by the place of their first add or last
 // raise.
 func (q *Queue[T]) Due(now int64) {
+	if q.fair {
+		q.prio.Tick(now) // keys first: they wait in the order they began to
+	}
 	n := q.delays.Len()
 	if q.requeue == RequeueAtAdd {
 		q.dueInPlaceOrder(now)

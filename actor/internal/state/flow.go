@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/actorq/actorq/actor/internal/order"
 )
@@ -11,9 +12,13 @@ import (
 // processing) at once, which holds back its ready items until one of them
 // is Done, and a weight, its turns per round (or share of work time with
 // ByWork). An item counts against its keys from the instant it is popped
-// (offered to a consumer counts) until its Done, or its Return. Caps hold
-// while the queue runs: once shutdown begins, every ready item may be
-// handed out.
+// (offered to a consumer counts) until its Done, or its Return. A key may
+// also have a rate and a burst, and may be paused until an instant: an
+// item spends one of its keys' tokens at its pop, and gets it back at its
+// Return; a key without a token, or paused, is passed over until its
+// instant comes (order.Prio's rates). Caps, rates and pauses hold while
+// the queue runs: once shutdown begins, every ready item may be handed
+// out.
 
 // KeyLimit is the flow control of the key whose path is Keys.
 type KeyLimit struct {
@@ -23,27 +28,67 @@ type KeyLimit struct {
 
 // Check returns an error if l is not a valid limit.
 func (l KeyLimit) Check() error {
-	switch {
-	case len(l.Keys) == 0:
+	if len(l.Keys) == 0 {
 		return fmt.Errorf("key limit %+v: no key", l)
-	case l.Cap < 0:
-		return fmt.Errorf("key limit for %q: cap %d below 0 (0 means no cap)", l.Keys, l.Cap)
-	case l.Weight < 0:
-		return fmt.Errorf("key limit for %q: weight %d below 0 (0 means 1)", l.Keys, l.Weight)
+	}
+	if err := CheckLimit(l.Limit); err != nil {
+		return fmt.Errorf("key limit for %q: %w", l.Keys, err)
 	}
 	return nil
 }
 
-// SetLimit is the event of a key's limits changing, which takes effect at
-// once: a key below its new cap takes its turn again, one at or above it
-// is passed over until enough of its items are Done. Without fairness it
-// does nothing. l must be valid (Check).
-func (q *Queue[T]) SetLimit(l KeyLimit) {
+// maxBucket is the longest a bucket may take to fill (Burst/Rate): about
+// a hundred years, so that no instant of a bucket overflows.
+const maxBucket = 1 << 62
+
+// CheckLimit returns an error if l is not a valid limit.
+func CheckLimit(l order.Limit) error {
+	switch {
+	case l.Cap < 0:
+		return fmt.Errorf("cap %d below 0 (0 means no cap)", l.Cap)
+	case l.Weight < 0:
+		return fmt.Errorf("weight %d below 0 (0 means 1)", l.Weight)
+	case math.IsNaN(l.Rate) || l.Rate < 0:
+		return fmt.Errorf("rate %v: not a number of items a second (0 or rate.Inf means no rate)", l.Rate)
+	case l.Burst < 0:
+		return fmt.Errorf("burst %d below 0", l.Burst)
+	case l.Rate > 0 && l.Rate < math.MaxFloat64 && l.Burst == 0:
+		return fmt.Errorf("rate %v with a burst of 0: no item could ever start (a burst is at least 1)", l.Rate)
+	case l.Rate > 0 && l.Rate < math.MaxFloat64 && float64(l.Burst)/l.Rate*1e9 >= maxBucket:
+		return fmt.Errorf("rate %v with burst %d: the bucket takes over a hundred years to fill", l.Rate, l.Burst)
+	}
+	return nil
+}
+
+// SetLimit is the event of a key's limits changing at instant now, which
+// takes effect at once: a key below its new cap takes its turn again, one
+// at or above it is passed over until enough of its items are Done, and
+// its bucket keeps its tokens at the new rate. Without fairness it does
+// nothing. l must be valid (Check).
+func (q *Queue[T]) SetLimit(l KeyLimit, now int64) {
 	if !q.fair {
 		return
 	}
+	q.prio.Tick(now)
 	q.prio.SetLimit(l.Keys, l.Limit)
 }
+
+// Pause is the event of the key path keys being paused, at instant now,
+// until the instant until: its items are passed over until then. A
+// pause that ends at or before now, or before one the key has, does
+// nothing; so does a pause once shutdown has begun, or without fairness.
+func (q *Queue[T]) Pause(keys []string, until, now int64) {
+	if !q.fair || q.phase != Running {
+		return
+	}
+	q.prio.Tick(now)
+	q.prio.Pause(keys, until)
+}
+
+// Rated reports whether a key has, or had, a rate or a pause: the
+// transport must then give every pop the instant it happens, since it
+// spends tokens.
+func (q *Queue[T]) Rated() bool { return q.fair && q.prio.Rated() }
 
 // startWork notes the hand-out instant of item, for fairness by work time.
 func (q *Queue[T]) startWork(item T, at int64) {

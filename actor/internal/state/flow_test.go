@@ -67,7 +67,7 @@ func TestCapsAndWeights(t *testing.T) {
 					q.Done(k, 0, 0)
 				}
 				for _, l := range s.limit {
-					q.SetLimit(l)
+					q.SetLimit(l, 0)
 				}
 				var got []int
 				for range s.want {
@@ -149,9 +149,9 @@ func TestCapTransitions(t *testing.T) {
 			item, p, _ := q.Pop(0)
 			q.Return(item, p, 0)
 		}, 2, []string{"b1"}},
-		{"cap 2", func(q *Queue[string]) { q.SetLimit(capOf("a", 2)) }, 2, []string{"b1", "a2"}},
-		{"cap 0 (none)", func(q *Queue[string]) { q.SetLimit(capOf("a", 0)) }, 2, []string{"b1", "a2"}},
-		{"cap 1 on b", func(q *Queue[string]) { q.SetLimit(capOf("b", 1)) }, 2, []string{"b1"}},
+		{"cap 2", func(q *Queue[string]) { q.SetLimit(capOf("a", 2), 0) }, 2, []string{"b1", "a2"}},
+		{"cap 0 (none)", func(q *Queue[string]) { q.SetLimit(capOf("a", 0), 0) }, 2, []string{"b1", "a2"}},
+		{"cap 1 on b", func(q *Queue[string]) { q.SetLimit(capOf("b", 1), 0) }, 2, []string{"b1"}},
 		{"drain", func(q *Queue[string]) { q.Drain() }, 2, []string{"b1", "a2"}},
 	}
 	for _, row := range rows {

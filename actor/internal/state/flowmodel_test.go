@@ -231,7 +231,7 @@ func FuzzFlows(f *testing.F) {
 				}
 			case 5:
 				key, cap, weight := keys[arg%len(keys)], arg/4%3, arg/12%4
-				q.SetLimit(KeyLimit{Keys: []string{key}, Limit: order.Limit{Cap: cap, Weight: weight}})
+				q.SetLimit(KeyLimit{Keys: []string{key}, Limit: order.Limit{Cap: cap, Weight: weight}}, 0)
 				m.setLimit(key, cap, weight)
 			case 6:
 				if arg%8 == 0 {

@@ -9,7 +9,7 @@ import "github.com/actorq/actorq/actor/internal/order"
 // a Done does nothing, and Len and the depth count it. It returns the item
 // and its place, which Return needs; ok is false if nothing is ready.
 func (q *Queue[T]) Pop(now int64) (item T, p order.Place, ok bool) {
-	if !q.ready() {
+	if !q.readyAt(now) {
 		return item, p, false
 	}
 	if q.prio != nil {
@@ -46,7 +46,7 @@ func (q *Queue[T]) took(item T, p *order.Place) (e entry) {
 // its work).
 func (q *Queue[T]) Received(item T, p order.Place, at int64, seq uint64) {
 	if q.prio != nil {
-		q.prio.Kept(p)
+		q.prio.Kept(p, at)
 	}
 	q.transit--
 	q.nproc++
@@ -60,7 +60,7 @@ func (q *Queue[T]) Received(item T, p order.Place, at int64, seq uint64) {
 // HandOut is Pop and Received at once, for a consumer that receives the
 // item at instant now, at place seq of the order of calls.
 func (q *Queue[T]) HandOut(now int64, seq uint64) (item T, p order.Place, ok bool) {
-	if !q.ready() {
+	if !q.readyAt(now) {
 		return item, p, false
 	}
 	item, p = q.order.Pop(now)

@@ -40,6 +40,9 @@ type MetricSet struct {
 	// each; the others are summed under OtherKey.
 	KeyDepth, KeyProcessing KeyGauge
 	KeyLimit                int
+	// The ready items of each of those busiest keys held back at its cap,
+	// and by its rate or a pause.
+	KeyHeldByCap, KeyHeldByRate KeyGauge
 }
 
 // KeyGauge is a gauge with a key label.
@@ -270,6 +273,7 @@ func (q *Queue[T]) updateKeys() {
 	var shown order.KeyCount
 	keys, ready, out := q.prio.Busiest(limit, func(c order.KeyCount) {
 		m.setKey(c.Key, c.Ready, c.Out)
+		m.setHeld(c.Key, c.Ready, c.Held)
 		shown.Ready += c.Ready
 		shown.Out += c.Out
 	})
@@ -280,7 +284,30 @@ func (q *Queue[T]) updateKeys() {
 		if !m.shown[k] {
 			deleteKey(m.s.KeyDepth, k)
 			deleteKey(m.s.KeyProcessing, k)
+			deleteKey(m.s.KeyHeldByCap, k)
+			deleteKey(m.s.KeyHeldByRate, k)
 		}
+	}
+}
+
+// setHeld sets the held gauges of key, whose ready items are held back
+// for the reason held ("" if they are not).
+func (m *Metrics[T]) setHeld(key string, ready int, held string) {
+	for _, g := range []struct {
+		g   KeyGauge
+		why string
+	}{{m.s.KeyHeldByCap, "cap"}, {m.s.KeyHeldByRate, "rate"}} {
+		if g.g == nil {
+			continue
+		}
+		n := 0
+		if held == g.why {
+			n = ready
+		}
+		func() {
+			defer recoverMetric()
+			g.g.Set(key, float64(n))
+		}()
 	}
 }
 

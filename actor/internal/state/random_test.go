@@ -111,7 +111,7 @@ func testRandom(t *testing.T, keys string, bound time.Duration, requeue Requeue)
 		case op == 3:
 			q.AddAt(k, now+int64(r.IntN(5)), o, now)
 		case op == 4 && capped && r.IntN(4) == 0:
-			q.SetLimit(randomLimit())
+			q.SetLimit(randomLimit(), 0)
 		case op == 4:
 			now++
 			q.Due(now)

@@ -3,6 +3,9 @@ package state
 import (
 	"cmp"
 	"slices"
+	"strings"
+
+	"github.com/actorq/actorq/actor/internal/order"
 )
 
 // Snapshot is what a queue holds at one instant: its counts, and up to n
@@ -20,6 +23,11 @@ type Snapshot[T comparable] struct {
 	ReadyItems      []ItemSnapshot[T] // popped first, then in the ready order
 	ProcessingItems []ItemSnapshot[T] // the longest processing first
 	DelayedItems    []ItemSnapshot[T] // the earliest deadline first
+
+	// HeldKeys are keys whose ready items are held back: those waiting
+	// for a token or the end of a pause (the earliest first), then those
+	// at their caps on the paths of ReadyItems; n at most.
+	HeldKeys []order.HeldKey
 }
 
 // PrioCount is the number of ready items at one priority.
@@ -76,6 +84,7 @@ func (q *Queue[T]) Snapshot(n int) Snapshot[T] {
 	s.ByPrio = q.countByPrio(popped)
 	s.ReadyItems = popped[:min(n, len(popped))]
 	q.readyItems(&s, n)
+	q.heldKeys(&s, n)
 	q.delays.Earliest(n, func(item T, at int64) {
 		is := q.itemSnapshot(item, q.lookup(item))
 		is.Deadline = at
@@ -167,6 +176,26 @@ func (q *Queue[T]) readyItems(s *Snapshot[T], n int) {
 				s.ReadyItems = append(s.ReadyItems, q.itemSnapshot(item, e))
 			}
 			return want()
+		})
+	}
+}
+
+// heldKeys appends to s.HeldKeys, up to n, the keys that wait for a token
+// or a pause's end, then those at their caps on the paths of the ready
+// items listed.
+func (q *Queue[T]) heldKeys(s *Snapshot[T], n int) {
+	if !q.fair {
+		return
+	}
+	q.prio.Waiting(n, func(h order.HeldKey) { s.HeldKeys = append(s.HeldKeys, h) })
+	seen := make(map[string]bool)
+	for _, it := range s.ReadyItems {
+		e := q.lookup(it.Item)
+		q.prio.Capped(e.key(), func(path []string) {
+			if k := strings.Join(path, "\x00"); len(s.HeldKeys) < n && !seen[k] {
+				seen[k] = true
+				s.HeldKeys = append(s.HeldKeys, order.HeldKey{Path: path, Why: "cap"})
+			}
 		})
 	}
 }

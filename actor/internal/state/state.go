@@ -59,9 +59,12 @@ type Config[T comparable] struct {
 	Bound   time.Duration // the starvation bound; 0 for none
 	Metrics *Metrics[T]   // nil records nothing
 	// With fairness: flow control of the keys (flow.go). ByWork makes
-	// keys take turns by work time; Limits are the keys' first limits.
+	// keys take turns by work time; Limits are the keys' first limits;
+	// Levels[i] are the limits of every key of level i+1 without limits
+	// of its own.
 	ByWork bool
 	Limits []KeyLimit
+	Levels []order.Limit
 }
 
 // Opts are what an add asks for.
@@ -156,6 +159,7 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 		if cfg.ByWork {
 			q.started = make(map[T]int64)
 		}
+		q.prio.SetLevels(cfg.Levels)
 		for _, l := range cfg.Limits {
 			q.prio.SetLimit(l.Keys, l.Limit)
 		}
@@ -186,6 +190,15 @@ func (q *Queue[T]) ready() bool {
 	return q.order.Len() > 0
 }
 
+// readyAt is ready at instant now: the keys whose token came, or whose
+// pause ended, by now may take their turns.
+func (q *Queue[T]) readyAt(now int64) bool {
+	if q.fair {
+		q.prio.Tick(now)
+	}
+	return q.ready()
+}
+
 // Processing is the number of items being processed.
 func (q *Queue[T]) Processing() int { return q.nproc }
 
@@ -200,7 +213,7 @@ func (q *Queue[T]) Dirty() int { return q.ndirty }
 // order's places are all Place{}; a Storage has none (ok is false).
 func (q *Queue[T]) Head(now int64) (p order.Place, ok bool) {
 	switch {
-	case !q.ready():
+	case !q.readyAt(now):
 		return p, false
 	case q.prio != nil:
 		return q.prio.Peek(now), true

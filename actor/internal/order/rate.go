@@ -1,0 +1,306 @@
+package order
+
+import (
+	"math"
+	"slices"
+
+	"github.com/actorq/actorq/actor/internal/heap"
+)
+
+// Rates and pauses of fairness keys: a key may start at most Burst items
+// at one instant and Rate a second on average, and may be paused until
+// an instant. A key that may not start an item now waits: it is blocked
+// as a key at its cap is, so the keys that may go on take their turns (no
+// head-of-line blocking), until the instant it may, when it enters its
+// parent's turns at the back, banking no credit.
+//
+// A key's bucket is the generic cell rate algorithm: one instant, tat,
+// the theoretical arrival time of the next item. An item starts at
+// instant t (a pop: handed out, or offered ahead) if
+//
+//	tat - (Burst-1)·tau <= t, and then tat = max(tat, t) + tau,
+//
+// where tau is the interval of the rate, rounded up to a nanosecond: in
+// every window of length W, at most Burst + W/tau <= Burst + Rate·W items
+// start. The bucket is full again at tat; a key whose bucket is full and
+// that has nothing else to keep it is forgotten, which changes no
+// decision, since a full bucket is what a new key has.
+//
+// Invariant: a key is in the order's heap of wakes exactly while its
+// bucket is not full (tat after the order's clock) or it waits, at the
+// earliest instant either changes: while it waits, the instant it may
+// start an item (its token, or the end of its pause); else the instant
+// its bucket is full. The heap keeps the key's flow; the transport wakes
+// at the heap's first instant (NextWake) and calls Tick.
+
+// bucket is a key's rate and pause.
+type bucket struct {
+	tau   int64 // nanoseconds per item; 0 for no rate
+	burst int64 // items that may start at one instant
+	tat   int64 // the theoretical arrival time of the next item
+	pause int64 // paused until this instant
+	takes uint64
+	wait  bool  // may not start an item before its wake
+	wake  int32 // index in the heap of wakes, plus one; 0 if not in it
+}
+
+// wakeItem is a key in the heap of wakes.
+type wakeItem[T comparable] = heap.Item[*flow[T]]
+
+// interval returns the nanoseconds per item of rate, rounded up; 0 for
+// no rate (0, or infinite: +Inf, or x/time/rate's Inf, the largest
+// float64).
+func interval(rate float64) int64 {
+	if rate <= 0 || rate >= math.MaxFloat64 {
+		return 0
+	}
+	return max(int64(math.Ceil(1e9/rate)), 1)
+}
+
+// setRate gives f the rate and burst of l.
+func (o *Prio[T]) setRate(f *flow[T], l Limit) {
+	tau := interval(l.Rate)
+	if tau == 0 && f.r == nil {
+		return
+	}
+	if f.r == nil {
+		f.r = &bucket{}
+	}
+	f.r.tau, f.r.burst = tau, int64(max(l.Burst, 1))
+}
+
+// eligibleAt returns the instant from which f may start an item.
+func (b *bucket) eligibleAt() int64 {
+	at := b.pause
+	if b.tau > 0 {
+		at = max(at, b.tat-(b.burst-1)*b.tau)
+	}
+	return at
+}
+
+// take spends a token of every key from f up, for an item that starts
+// now (the order's clock); a key left without one waits. The caller
+// settles the nodes of the keys that now wait (tookOut).
+func (o *Prio[T]) take(f *flow[T]) {
+	for x := f; x.parent != nil; x = x.parent {
+		if b := x.r; b != nil && b.tau > 0 {
+			b.tat = max(b.tat, o.clock) + b.tau
+			b.takes++
+			o.rewake(x)
+		}
+	}
+}
+
+// rewake restores the invariant for f's bucket after it changed: whether
+// f waits, and its place in the heap of wakes. It does not settle f's
+// nodes.
+func (o *Prio[T]) rewake(f *flow[T]) {
+	b := f.r
+	if o.capsOff {
+		return // nothing waits, and the heap is empty for good
+	}
+	at := b.eligibleAt()
+	b.wait = at > o.clock
+	if !b.wait {
+		at = b.tat
+	}
+	switch {
+	case at <= o.clock && b.wake != 0:
+		o.unwake(f)
+	case at > o.clock && b.wake == 0:
+		o.wakes = append(o.wakes, wakeItem[T]{Key: heap.Key{At: at, Seq: o.nextWake()}, Val: f})
+		b.wake = int32(len(o.wakes))
+		o.placedWakes(len(o.wakes)-1, heap.Up(o.wakes, len(o.wakes)-1))
+	case at > o.clock && o.wakes[b.wake-1].At != at:
+		i := int(b.wake - 1)
+		o.wakes[i].At = at
+		o.placedWakes(i, heap.Fix(o.wakes, i))
+	}
+}
+
+func (o *Prio[T]) nextWake() uint64 { o.wakeSeq++; return o.wakeSeq }
+
+// unwake takes f out of the heap of wakes.
+func (o *Prio[T]) unwake(f *flow[T]) {
+	i, last := int(f.r.wake-1), len(o.wakes)-1
+	o.wakes[i] = o.wakes[last]
+	o.wakes[last] = wakeItem[T]{}
+	o.wakes = o.wakes[:last]
+	f.r.wake = 0
+	if i < last {
+		o.wakes[i].Val.r.wake = int32(i + 1)
+		o.placedWakes(i, heap.Fix(o.wakes, i))
+	}
+	if len(o.wakes) == 0 && cap(o.wakes) > shrinkFloor {
+		o.wakes = nil
+	}
+}
+
+// placedWakes tells the keys on the path between indices i and j of the
+// heap of wakes, which a sift moved, where they are.
+func (o *Prio[T]) placedWakes(i, j int) {
+	lo, hi := min(i, j), max(i, j)
+	for {
+		o.wakes[hi].Val.r.wake = int32(hi + 1)
+		if hi == lo {
+			return
+		}
+		hi = heap.Parent(hi)
+	}
+}
+
+// NextWake returns the earliest instant at which a key's bucket or pause
+// changes, if any: the transport calls Tick then.
+func (o *Prio[T]) NextWake() (int64, bool) {
+	if len(o.wakes) == 0 {
+		return 0, false
+	}
+	return o.wakes[0].At, true
+}
+
+// Tick moves the order's clock to now (never back): every key that may
+// start an item again enters its parent's turns at the back, in the order
+// of the instants it could (ties: the order they began to wait), starting
+// at its parent's virtual time; a key whose bucket is full again and that
+// nothing else keeps is forgotten.
+func (o *Prio[T]) Tick(now int64) {
+	o.clock = max(o.clock, now)
+	if len(o.wakes) > 0 && o.wakes[0].At <= o.clock {
+		o.tick()
+	}
+}
+
+func (o *Prio[T]) tick() {
+	for len(o.wakes) > 0 && o.wakes[0].At <= o.clock {
+		f := o.wakes[0].Val
+		o.unwake(f)
+		if f.r.wait {
+			f.r.wait = false
+			if o.byWork {
+				f.vtime = max(f.vtime, f.parent.vnow)
+			}
+			o.settleFlow(f)
+			o.retagFlow(f)
+		}
+		o.rewake(f)
+		if f.r.wake == 0 {
+			o.tidy(f)
+		}
+	}
+}
+
+// Pause holds the key path keys until the instant until: its items are
+// passed over until then, as a key at its cap is. A pause that ends at
+// or before the order's clock does nothing; a later one that ends before
+// the key's pause does nothing either.
+func (o *Prio[T]) Pause(keys []string, until int64) {
+	if until <= o.clock || o.capsOff {
+		return
+	}
+	f := o.flows
+	for _, k := range keys {
+		f = o.child(f, k)
+	}
+	if f.r == nil {
+		f.r = &bucket{burst: 1}
+	}
+	o.rated = true
+	if until <= f.r.pause {
+		return
+	}
+	f.r.pause = until
+	was := o.blocked(f)
+	o.rewake(f)
+	o.changes++
+	if o.blocked(f) != was {
+		o.settleFlow(f)
+	}
+}
+
+// refund gives back the token that a pop ahead took from f, noted in m,
+// if no pop took one of f's since: the bucket is then as if the pop had
+// not happened. (If one did, the token is lost, which never lets more
+// items start than the rate.) The caller settles f's nodes.
+func (o *Prio[T]) refund(f *flow[T], m *mark) {
+	b := f.r
+	if b == nil || b.tau == 0 || b.takes != m.takes+1 {
+		return
+	}
+	b.tat, b.takes = m.tat, m.takes
+	o.rewake(f)
+}
+
+// redate dates the tokens that a pop ahead of the leaf flow f took, noted
+// in u, at the instant now of its hand-out, for each key that no pop took
+// a token of since (for the others the token stays dated at the pop):
+// an item offered ahead spends its token as it is handed out.
+func (o *Prio[T]) redate(f *flow[T], u *undo[T], now int64) {
+	i := len(u.path)
+	for ; f.parent != nil; f = f.parent {
+		i--
+		if b := f.r; i >= 0 && b != nil && b.tau > 0 && b.takes == u.path[i].takes+1 {
+			was := o.blocked(f)
+			b.tat = max(u.path[i].tat, now) + b.tau
+			o.rewake(f)
+			if o.blocked(f) != was {
+				o.settleFlow(f)
+			}
+		}
+	}
+}
+
+// Rated reports whether a key has, or had, a rate or a pause.
+func (o *Prio[T]) Rated() bool { return o.rated }
+
+// HeldKey is a key whose items are held back, and why: at its cap, or
+// waiting until the instant At for a token or the end of a pause.
+type HeldKey struct {
+	Path []string
+	Why  string // "cap", "token" or "pause"
+	At   int64
+}
+
+// Waiting yields up to n keys that wait for a token or the end of a
+// pause, the earliest instant first, in O(n log n) whatever the number of
+// keys.
+func (o *Prio[T]) Waiting(n int, yield func(HeldKey)) {
+	for i := range heap.Walk(o.wakes) {
+		if n <= 0 {
+			return
+		}
+		f := o.wakes[i].Val
+		if !f.r.wait {
+			continue
+		}
+		h := HeldKey{Path: f.path(), Why: "token", At: f.r.eligibleAt()}
+		if h.At == f.r.pause {
+			h.Why = "pause"
+		}
+		yield(h)
+		n--
+	}
+}
+
+// Capped yields the path of each key on the path whose id is key that
+// is at its cap, outermost first.
+func (o *Prio[T]) Capped(key uint32, yield func(path []string)) {
+	var capped []*flow[T]
+	for f := o.ids.flow(key); f != nil && f.parent != nil; f = f.parent {
+		if f.cap > 0 && f.out >= int(f.cap) && !o.capsOff {
+			capped = append(capped, f)
+		}
+	}
+	for i := len(capped) - 1; i >= 0; i-- {
+		yield(capped[i].path())
+	}
+}
+
+// path returns f's key path, in a new slice.
+func (f *flow[T]) path() []string {
+	var path []string
+	for ; f != nil && f.parent != nil; f = f.parent {
+		path = append(path, f.key)
+	}
+	slices.Reverse(path)
+	return path
+}
