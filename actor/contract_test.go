@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"testing/synctest"
@@ -59,27 +60,57 @@ func FuzzContract(f *testing.F) {
 		if len(ops) == 0 {
 			return
 		}
-		mode := ops[0]
-		ops = ops[1:]
-		levels := int(mode % 3)
-		cfg := actor.Config[int]{RateLimiter: contractLimiter{}}
-		if levels > 0 {
-			cfg.Fairness = contractKeys(levels)
-			cfg.FairByWorkTime = mode&4 != 0
-		}
-		if mode&8 != 0 {
-			cfg.Requeue = actor.RequeueAtAdd
-		}
-		if mode&16 != 0 {
-			cfg.Name = "contract"
-		}
-		if mode&128 != 0 && levels > 0 {
-			cfg.LevelLimits = contractLevels[:levels]
-		}
+		cfg, levels := contractConfig(ops[0])
 		synctest.Test(t, func(t *testing.T) {
-			runContract(t, cfg, levels, ops)
+			runContract(t, cfg, levels, ops[1:])
 		})
 	})
+}
+
+// contractConfig returns the queue that FuzzContract's first byte,
+// mode, chooses, and its levels of keys.
+func contractConfig(mode byte) (actor.Config[int], int) {
+	levels := int(mode % 3)
+	cfg := actor.Config[int]{RateLimiter: contractLimiter{}}
+	if levels > 0 {
+		cfg.Fairness = contractKeys(levels)
+		cfg.FairByWorkTime = mode&4 != 0
+	}
+	if mode&8 != 0 {
+		cfg.Requeue = actor.RequeueAtAdd
+	}
+	if mode&16 != 0 {
+		cfg.Name = "contract"
+	}
+	if mode&128 != 0 && levels > 0 {
+		cfg.LevelLimits = contractLevels[:levels]
+	}
+	return cfg, levels
+}
+
+// TestContractRandom runs FuzzContract's check on random sequences of
+// calls, the same ones on every run, in every mode: the model judges the
+// queue in the suites' every configuration, not only while fuzzing.
+// About half of the sequences make each kind of call more often than
+// chance would: the adds, the hand-outs, Done, the clock's steps, and
+// the limits and pauses.
+func TestContractRandom(t *testing.T) {
+	for seed := range uint64(1500) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		ops := make([]byte, 20+rng.IntN(120))
+		for i := range ops {
+			ops[i] = byte(rng.IntN(256))
+			if i%2 == 1 && rng.IntN(3) == 0 {
+				ops[i] = []byte{0, 6, 7, 9, 10, 11, 15, 18, 19}[rng.IntN(9)]
+			}
+		}
+		cfg, levels := contractConfig(ops[0])
+		if !t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { runContract(t, cfg, levels, ops[1:]) })
+		}) {
+			t.Fatalf("seed %d: FuzzContract input %q", seed, ops)
+		}
+	}
 }
 
 // contractSeeds are FuzzContract's seed corpus: each queue kind with a

@@ -59,23 +59,37 @@
 // items processing at once, and a weight, its turns per round: a key at
 // its cap is passed over by every way of taking items until one of its
 // items is Done, and a key of weight 3 gets three turns for each of a key
-// of weight 1. [Config.FairByWorkTime] shares the workers' time instead of
-// turns, as Kubernetes' API Priority and Fairness does. These are rules of
-// the queue's state, exact under every other rule (de-duplication, delays,
-// drain and shutdown, metrics); SetKeyLimit is a request to the owner
-// goroutine, so no user code runs there. Caps hold while the queue runs:
-// once shutdown begins, the items still ready are handed out whatever the
-// caps. A [KeyMetricsProvider] shows each busy key's items ready and
-// processing.
+// of weight 1. A key's rate and burst ([KeyLimit].Rate and Burst) bound
+// the items it starts: at most Burst at one instant and Rate a second, on
+// the queue's clock, at every level of an item's keys; a key without a
+// token is passed over as a key at its cap is, so the other keys go on
+// (no head-of-line blocking), and it takes its turn at the back when its
+// token comes, banking no credit. [Config.LevelLimits] give every key of
+// a level such limits, for keys that appear at run time, and
+// [Queue.PauseKey] holds a key until an instant (a 429's Retry-After).
+// [Config.FairByWorkTime] shares the workers' time instead of turns, as
+// Kubernetes' API Priority and Fairness does. These are rules of the
+// queue's state, exact under every other rule (de-duplication, delays,
+// drain and shutdown, metrics); SetKeyLimit and PauseKey are requests to
+// the owner goroutine, so no user code runs there. Caps, rates and pauses
+// hold while the queue runs: once shutdown begins, the items still ready
+// are handed out whatever the limits. Len and the depth count the items
+// they hold back as queued. A [KeyMetricsProvider] shows each busy key's
+// items ready and processing, and a [KeyHeldMetricsProvider] those held
+// back by a cap apart from those held by a rate; [Queue.Snapshot] lists
+// the keys held back, and why.
 //
 // Fairness costs what the keys with work cost, not what every key ever
 // seen would: the queue keeps a key's state only while the key has items
-// ready, processing or delayed, or limits, so that keys that come and go
+// ready, processing or delayed, or limits of their own (or, with a rate,
+// while its bucket is not full), so that keys that come and go
 // (namespaces created and deleted, tenants that leave) leave no memory
 // behind, and a key that comes back starts anew, with no credit. Choosing
 // the next key costs O(1) by turns and weights, and O(log A) by work time
 // for the A keys that may take a turn at a level; a key at its cap is out
-// of the turns until its Done. The per-key gauges and [Queue.Snapshot]
+// of the turns until its Done, and one waiting for a token is out of them
+// until its token comes: holding and releasing it costs O(log K) for the
+// K keys whose buckets are not full (one heap, one timer). The per-key gauges and [Queue.Snapshot]
 // cost what they show, not the number of keys.
 //
 // # Who owns what

@@ -151,6 +151,56 @@ func ExampleKeyLimit() {
 	// big/2
 }
 
+// Every tenant may start 2 items at once and 1 a second after that: once a
+// tenant has spent its burst, its items wait for its next token while the
+// other tenants' go on, and Len counts them as queued.
+func ExampleLevelLimit() {
+	tenant := func(item string) []string { return []string{item[:strings.IndexByte(item, '/')]} }
+	q := actor.New(actor.Config[string]{
+		Fairness:    tenant,
+		LevelLimits: []actor.LevelLimit{{Rate: 1, Burst: 2}},
+		KeyLimits:   []actor.KeyLimit{{Keys: []string{"vip"}}}, // vip's own limit: none
+	})
+	defer q.ShutDown()
+	for _, item := range []string{"a/1", "a/2", "a/3", "vip/1", "vip/2", "vip/3"} {
+		q.Add(item)
+	}
+	var got []string
+	for range 5 {
+		item, _ := q.Get()
+		got = append(got, item)
+	}
+	fmt.Println(got, q.Len())
+	// Output:
+	// [a/1 vip/1 a/2 vip/2 vip/3] 1
+}
+
+// A worker whose call for a tenant is refused with a Retry-After pauses
+// the tenant until then: the other tenants' items go on.
+func ExampleQueue_PauseKey() {
+	tenant := func(item string) []string { return []string{item[:strings.IndexByte(item, '/')]} }
+	q := actor.New(actor.Config[string]{Fairness: tenant})
+	defer q.ShutDown()
+	for _, item := range []string{"a/1", "a/2", "b/1", "b/2"} {
+		q.Add(item)
+	}
+	item, _ := q.Get() // a/1, refused: 429, Retry-After: 30s
+	if err := q.PauseKey([]string{"a"}, time.Now().Add(30*time.Second)); err != nil {
+		panic(err)
+	}
+	q.Add(item) // retried after the pause
+	q.Done(item)
+	var got []string
+	for range 2 {
+		item, _ := q.Get()
+		got = append(got, item)
+		q.Done(item)
+	}
+	fmt.Println(got, q.Len())
+	// Output:
+	// [b/1 b/2] 2
+}
+
 // A snapshot tells what is in the queue: how many items are in each state,
 // and the first few of each. (This queue is unnamed, so it keeps no
 // instants and shows no ages; a queue with a Name does.)

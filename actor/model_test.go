@@ -118,6 +118,14 @@ type sLimit struct {
 	tau, burst  time.Duration
 }
 
+// same reports whether l and o limit a key alike, as the queue compares
+// a key's own limits with its level's: a weight of 0 is 1, and a burst
+// counts only with a rate.
+func (l sLimit) same(o sLimit) bool {
+	return l.cap == o.cap && max(l.weight, 1) == max(o.weight, 1) && l.tau == o.tau &&
+		(l.tau == 0 || max(l.burst, 1) == max(o.burst, 1))
+}
+
 func (f *sFlow) setLimit(l sLimit) {
 	f.cap, f.weight, f.tau, f.burst = l.cap, max(l.weight, 1), l.tau, max(l.burst, 1)
 }
@@ -713,7 +721,7 @@ func (m *spec) setLimit(keys []string, l sLimit) {
 	path := strings.Join(keys, "/")
 	f := m.flow(path)
 	f.setLimit(l)
-	f.limited = l != m.levelLimit(len(keys))
+	f.limited = !l.same(m.levelLimit(len(keys)))
 	m.rewake(f)
 	m.tidy()
 	m.settle()

@@ -308,3 +308,41 @@ func TestControllerRuntimeFairByWorkTime(t *testing.T) {
 		t.Errorf("worker time held: heavy %v, light %v; want equal within %v", heavy, light, tol)
 	}
 }
+
+// TestControllerRuntimeKeyRate: every tenant may start 50 reconciles a
+// second, 3 at once (LevelLimits), and one of them, noisy, has a rate of
+// its own of 10, 1 at once: each gets its rate exactly, on the bubble's
+// clock, and the workers take the others' items while noisy waits for its
+// tokens. The workers start with 8 items: noisy's 1, t1's 3, and 2 each
+// of t2's and t3's, whose third goes as soon as a worker is free.
+func TestControllerRuntimeKeyRate(t *testing.T) {
+	const others = 300
+	var events []object
+	events = append(events, tenantEvents("noisy", 1000)...)
+	for _, tenant := range []string{"t1", "t2", "t3"} {
+		events = append(events, tenantEvents(tenant, others/3)...)
+	}
+	h := tenants{
+		t:    t,
+		name: "pq-key-rate",
+		cfg: priorityqueue.Config[reconcile.Request]{
+			Fairness:    byTenant,
+			LevelLimits: []actor.LevelLimit{{Rate: 50, Burst: 3}},
+			KeyLimits:   []actor.KeyLimit{{Keys: []string{"noisy"}, Rate: 10, Burst: 1}},
+		},
+		events: events,
+		work:   func(reconcile.Request) time.Duration { return time.Millisecond },
+		stop:   func(h *history) bool { return h.finished["t1"]+h.finished["t2"]+h.finished["t3"] == others },
+	}.run()
+	elapsed := h.stoppedAt.Sub(h.first)
+	if want := (others/3-3)*20*time.Millisecond + time.Millisecond; elapsed != want {
+		t.Errorf("the others' %d items took %v; want %v (each tenant's burst of 3, the other 97 at 50 a second, and the last one's work)", others, elapsed, want)
+	}
+	started := map[string]int{}
+	for _, tenant := range h.order {
+		started[tenant]++
+	}
+	if want := 1 + int(elapsed/(100*time.Millisecond)); started["noisy"] != want {
+		t.Errorf("noisy started %d reconciles in %v; want %d (a burst of 1, then 10 a second)", started["noisy"], elapsed, want)
+	}
+}

@@ -55,12 +55,17 @@ type Config[T comparable] struct {
 	StarvationBound time.Duration
 
 	// KeyLimits cap the items of a fairness key processing at once (a
-	// key at its cap is passed over until one of its items is Done) and
-	// give keys weights (turns per round); FairByWorkTime shares the
-	// workers' time rather than turns. Both need Fairness; see
-	// actor.KeyLimit and actor.Config.FairByWorkTime. A queue's limits
-	// change while it runs through [KeyLimiter].
+	// key at its cap is passed over until one of its items is Done), give
+	// keys weights (turns per round), and limit the items a key starts a
+	// second (a rate and a burst: "each tenant at most 50 a second");
+	// LevelLimits give every key of a level such limits without a list of
+	// keys; FairByWorkTime shares the workers' time rather than turns.
+	// They need Fairness; see actor.KeyLimit, actor.Config.LevelLimits and
+	// actor.Config.FairByWorkTime. A queue's limits change, and a key is
+	// paused until an instant (a 429 with Retry-After), while it runs
+	// through [KeyLimiter].
 	KeyLimits      []actor.KeyLimit
+	LevelLimits    []actor.LevelLimit
 	FairByWorkTime bool
 
 	// KeyMetricsLimit is how many first-level keys get series of their
@@ -70,13 +75,15 @@ type Config[T comparable] struct {
 }
 
 // KeyLimiter is implemented by the queues of this package: SetKeyLimit
-// sets a fairness key's cap and weight while the queue runs, and returns
-// once they are in effect (see actor.Queue.SetKeyLimit). Reach it with a
-// type assertion:
+// sets a fairness key's cap, weight and rate while the queue runs, and
+// PauseKey holds a key's items until an instant; both return once they
+// are in effect (see actor.Queue.SetKeyLimit and actor.Queue.PauseKey).
+// Reach it with a type assertion:
 //
-//	err := q.(priorityqueue.KeyLimiter).SetKeyLimit(actor.KeyLimit{Keys: []string{"tenant-a"}, Cap: 2})
+//	err := q.(priorityqueue.KeyLimiter).SetKeyLimit(actor.KeyLimit{Keys: []string{"tenant-a"}, Cap: 2, Rate: 50, Burst: 5})
 type KeyLimiter interface {
 	SetKeyLimit(l actor.KeyLimit) error
+	PauseKey(keys []string, until time.Time) error
 }
 
 // New returns a priority queue named name (its metrics' name; an empty
@@ -106,6 +113,7 @@ func NewWithConfig[T comparable](name string, cfg Config[T], o ...Opt[T]) Priori
 		Fairness:        cfg.Fairness,
 		StarvationBound: cfg.StarvationBound,
 		KeyLimits:       cfg.KeyLimits,
+		LevelLimits:     cfg.LevelLimits,
 		FairByWorkTime:  cfg.FairByWorkTime,
 		KeyMetricsLimit: cfg.KeyMetricsLimit,
 		Requeue:         actor.RequeueAtAdd,
@@ -206,6 +214,9 @@ func (q *queue[T]) ShuttingDown() bool { return q.q.ShuttingDown() }
 
 // SetKeyLimit implements [KeyLimiter].
 func (q *queue[T]) SetKeyLimit(l actor.KeyLimit) error { return q.q.SetKeyLimit(l) }
+
+// PauseKey implements [KeyLimiter].
+func (q *queue[T]) PauseKey(keys []string, until time.Time) error { return q.q.PauseKey(keys, until) }
 
 // Items implements adapter.Extras.
 func (q *queue[T]) Items() <-chan T { return q.q.Items() }

@@ -1,11 +1,12 @@
 // Command tenants is a worker pool shared by tenants of very different
-// sizes, on an actorq queue with priorities, fair hand-out, a cap and a
-// weight.
+// sizes, on an actorq queue with priorities, fair hand-out, a cap, a
+// weight and a rate.
 //
-// Three tenants start with a backlog from an initial list, added at a low
+// Four tenants start with a backlog from an initial list, added at a low
 // priority as controller-runtime's handlers add the objects of an initial
-// list: "big" has 3,000 keys, "medium" 300 and "small" 30. While the four
-// workers chew through it, fresh events arrive at the default priority.
+// list: "big" has 3,000 keys, "medium" 300, "small" 30 and "metered" 100.
+// While the four workers chew through it, fresh events arrive at the
+// default priority.
 //
 //   - Fairness hands out round-robin across tenants, so the small tenant's
 //     keys do not wait behind the big one's.
@@ -14,10 +15,13 @@
 //     four workers, however much it has queued.
 //   - The medium tenant has a weight of 3: three turns for each of the
 //     others'.
+//   - The metered tenant calls an API that allows it 200 calls a second,
+//     10 at once: the queue hands out its keys no faster, and the others'
+//     keys go on meanwhile.
 //
 // The program prints, every 300 hand-outs, each tenant's items processing
-// and done; it checks each of the four rules above and exits by itself
-// (non-zero if a check fails).
+// and done, then what each tenant got; it checks each of the five rules
+// above and exits by itself (non-zero if a check fails).
 //
 // Run it with:
 //
@@ -43,7 +47,13 @@ const (
 var tenants = []struct {
 	name string
 	keys int
-}{{"big", 3000}, {"medium", 300}, {"small", 30}}
+}{{"big", 3000}, {"medium", 300}, {"small", 30}, {"metered", 100}}
+
+// The metered tenant's rate: items a second, and at once.
+const (
+	meteredRate  = 200
+	meteredBurst = 10
+)
 
 func main() {
 	// A key is "tenant/namespace/name": fairness goes round-robin across
@@ -54,6 +64,7 @@ func main() {
 		KeyLimits: []actor.KeyLimit{
 			{Keys: []string{"big"}, Cap: 2},
 			{Keys: []string{"medium"}, Weight: 3},
+			{Keys: []string{"metered"}, Rate: meteredRate, Burst: meteredBurst},
 		},
 	})
 
@@ -76,6 +87,8 @@ func main() {
 		smallAt    int            // hand-outs when the small tenant's last key was done
 		freshAt    []int          // the hand-out of each fresh event
 		whileBoth  map[string]int // hand-outs while medium and big both had keys left
+		metered    []time.Time    // the metered tenant's hand-outs
+		start      = time.Now()
 		wg         sync.WaitGroup
 	)
 	whileBoth = map[string]int{}
@@ -97,6 +110,9 @@ func main() {
 				}
 				if prio > lowPriority {
 					freshAt = append(freshAt, n)
+				}
+				if tenant == "metered" {
+					metered = append(metered, time.Now())
 				}
 				if n%300 == 0 {
 					fmt.Printf("%5d handed out:", n)
@@ -134,7 +150,14 @@ func main() {
 	q.ShutDownWithDrain() // waits for the keys being worked on
 	wg.Wait()
 
-	fmt.Printf("done: %d hand-outs for %d keys and 10 fresh events\n", handedOut, total)
+	fmt.Printf("done: %d hand-outs for %d keys and 10 fresh events in %v\n", handedOut, total, time.Since(start).Round(time.Millisecond))
+	for _, t := range tenants {
+		fmt.Printf("  %-8s %4d done\n", t.name, done[t.name])
+	}
+	span := metered[len(metered)-1].Sub(metered[0])
+	got := float64(len(metered)-meteredBurst) / span.Seconds() // after its first burst
+	fmt.Printf("the metered tenant: %d hand-outs over %v, %.0f a second after its burst of %d (its rate: %d a second)\n",
+		len(metered), span.Round(time.Millisecond), got, meteredBurst, meteredRate)
 	fmt.Printf("the small tenant's %d keys were done by hand-out %d\n", tenants[2].keys, smallAt)
 	fmt.Printf("the most processing at once: big %d (cap 2), medium %d, small %d\n", most["big"], most["medium"], most["small"])
 	fmt.Printf("while medium and big both had keys: medium %d hand-outs, big %d (weights 3 and 1)\n", whileBoth["medium"], whileBoth["big"])
@@ -152,6 +175,8 @@ func main() {
 		check(at <= total/2, "a fresh event ran at hand-out %d, after half the backlog", at)
 	}
 	check(most["big"] == 2, "big had %d items processing at once; want 2, its cap", most["big"])
+	check(got <= meteredRate*1.05 && got >= meteredRate*0.8,
+		"the metered tenant got %.0f a second; want its rate, %d", got, meteredRate)
 	check(whileBoth["medium"] >= 2*whileBoth["big"],
 		"medium had %d hand-outs to big's %d while both had keys; want about 3 to 1", whileBoth["medium"], whileBoth["big"])
 	if !ok {

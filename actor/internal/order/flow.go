@@ -296,7 +296,7 @@ func (o *Prio[T]) SetLimit(keys []string, l Limit) {
 	o.changes++ // a popped item may be over a lower cap
 	was := o.blocked(f)
 	o.limit(f, l)
-	f.limited = l != o.levelLimit(len(keys))
+	f.limited = !l.same(o.levelLimit(len(keys)))
 	if f.r != nil {
 		o.rewake(f)
 	}
@@ -314,6 +314,14 @@ func (o *Prio[T]) SetLevels(levels []Limit) {
 	for _, l := range levels {
 		o.rated = o.rated || interval(l.Rate) > 0
 	}
+}
+
+// same reports whether l and m limit a key alike: a weight of 0 is 1, a
+// rate is its interval, and a burst counts only with a rate.
+func (l Limit) same(m Limit) bool {
+	tau := interval(l.Rate)
+	return l.Cap == m.Cap && max(l.Weight, 1) == max(m.Weight, 1) && tau == interval(m.Rate) &&
+		(tau == 0 || max(l.Burst, 1) == max(m.Burst, 1))
 }
 
 // levelLimit returns the limits of the keys of level depth.

@@ -8,13 +8,21 @@ import (
 	"github.com/actorq/actorq/actor/internal/order"
 )
 
-// flowModel is a sequential model of fair hand-out with caps and weights,
-// by turns or by work time, over one level of keys and one priority,
-// written as plainly as possible: each key's ready items in a list, the
-// keys that may take a turn in another, in the order of their turns, and
-// a pick by work time a scan of them all. It keeps a key only while the
-// key has items or limits, as the queue must: a key that comes back
-// starts anew, at the current virtual time.
+// flowModel is a sequential model of fair hand-out with caps, weights,
+// rates and pauses, by turns or by work time, over one level of keys and
+// one priority, written as plainly as possible: each key's ready items in
+// a list, the keys that may take a turn in another, in the order of their
+// turns, and a pick by work time a scan of them all. It keeps a key only
+// while the key has items or limits, or its bucket is not full, as the
+// queue must: a key that comes back starts anew, at the current virtual
+// time.
+//
+// A key with a rate (tau: the interval between its tokens) may start an
+// item at now if tat - (burst-1)·tau <= now and its pause has ended, and
+// then tat = max(tat, now) + tau; otherwise it waits, out of the turns.
+// Time passing (Due) releases the keys whose instant came, the earliest
+// first (ties: the first listed among the keys whose buckets are not
+// full), each to the back of the turns at the current virtual time.
 type flowModel struct {
 	byWork     bool
 	keyOf      func(int) string
@@ -25,6 +33,8 @@ type flowModel struct {
 	started    map[int]int64 // hand-out instants
 	vnow       int64         // the largest tag picked
 	shut       bool
+	now        int64
+	listSeq    uint64 // the last place given among the keys whose buckets are not full
 }
 
 type keyModel struct {
@@ -32,6 +42,28 @@ type keyModel struct {
 	used, out   int
 	cap, weight int
 	vtime, est  int64
+
+	tau, burst, tat, pause int64
+	wait                   bool
+	listed                 uint64 // its place among the keys whose buckets are not full, or that wait; 0 if none
+}
+
+// eligibleAt is the instant from which r may start an item.
+func (r *keyModel) eligibleAt() int64 {
+	at := r.pause
+	if r.tau > 0 {
+		at = max(at, r.tat-(r.burst-1)*r.tau)
+	}
+	return at
+}
+
+// wakeAt is the instant r leaves the list: it may start an item, or its
+// bucket is full.
+func (r *keyModel) wakeAt() int64 {
+	if r.wait {
+		return r.eligibleAt()
+	}
+	return r.tat
 }
 
 func newFlowModel(keyOf func(int) string, byWork bool) *flowModel {
@@ -49,16 +81,61 @@ func (m *flowModel) key(key string) *keyModel {
 	return m.keys[key]
 }
 
-// tidy forgets key if it has no item and no limits.
+// tidy forgets key if it has no item, no limits, and a full bucket.
 func (m *flowModel) tidy(key string) {
-	if r := m.keys[key]; r != nil && len(r.ready) == 0 && r.out == 0 && r.cap == 0 && r.weight <= 1 {
+	if r := m.keys[key]; r != nil && len(r.ready) == 0 && r.out == 0 && r.cap == 0 && r.weight <= 1 && r.tau == 0 && r.listed == 0 {
 		delete(m.keys, key)
 	}
 }
 
 func (m *flowModel) eligible(key string) bool {
 	r := m.keys[key]
-	return r != nil && len(r.ready) > 0 && (m.shut || r.cap == 0 || r.out < r.cap)
+	return r != nil && len(r.ready) > 0 && (m.shut || (r.cap == 0 || r.out < r.cap) && !r.wait)
+}
+
+// rewake sets whether r waits, and its place in the list, after its
+// bucket or pause changed.
+func (m *flowModel) rewake(r *keyModel) {
+	r.wait = !m.shut && r.eligibleAt() > m.now
+	switch {
+	case !r.wait && (m.shut || r.tat <= m.now):
+		r.listed = 0
+	case r.listed == 0:
+		m.listSeq++
+		r.listed = m.listSeq
+	}
+}
+
+// advance moves the clock to now: the keys whose instant came leave the
+// list, the earliest first, and those that waited take their turns.
+func (m *flowModel) advance(now int64) {
+	m.now = max(m.now, now)
+	var due []string
+	for key, r := range m.keys {
+		if r.listed != 0 && r.wakeAt() <= m.now {
+			due = append(due, key)
+		}
+	}
+	slices.SortFunc(due, func(a, b string) int {
+		x, y := m.keys[a], m.keys[b]
+		if x.wakeAt() != y.wakeAt() {
+			return int(min(max(x.wakeAt()-y.wakeAt(), -1), 1))
+		}
+		return int(min(max(int64(x.listed)-int64(y.listed), -1), 1))
+	})
+	for _, key := range due {
+		r := m.keys[key]
+		r.listed = 0
+		if r.wait {
+			r.wait = false
+			if m.byWork {
+				r.vtime = max(r.vtime, m.vnow)
+			}
+			m.fix(key)
+		}
+		m.rewake(r)
+		m.tidy(key)
+	}
 }
 
 func (m *flowModel) tag(key string) int64 {
@@ -130,6 +207,10 @@ func (m *flowModel) get(now int64) (int, bool) {
 	m.started[k] = now
 	r.out++
 	r.used++
+	if r.tau > 0 {
+		r.tat = max(r.tat, m.now) + r.tau
+		m.rewake(r)
+	}
 	switch {
 	case !m.eligible(key):
 		m.fix(key)
@@ -166,15 +247,33 @@ func (m *flowModel) done(k int, now int64) {
 	m.tidy(key)
 }
 
-func (m *flowModel) setLimit(key string, cap, weight int) {
+func (m *flowModel) setLimit(key string, cap, weight int, tau, burst int64) {
 	r := m.key(key)
-	r.cap, r.weight = cap, weight
+	r.cap, r.weight, r.tau, r.burst = cap, weight, tau, max(burst, 1)
+	m.rewake(r)
 	m.fix(key)
 	m.tidy(key)
 }
 
+// pauseKey pauses key until the instant until.
+func (m *flowModel) pauseKey(key string, until int64) {
+	if m.shut || until <= m.now {
+		return
+	}
+	r := m.key(key)
+	if until <= r.pause {
+		return
+	}
+	r.pause = until
+	m.rewake(r)
+	m.fix(key)
+}
+
 func (m *flowModel) drain() {
 	m.shut = true
+	for _, r := range m.keys {
+		r.wait, r.listed = false, 0
+	}
 	for _, key := range slices.Sorted(maps.Keys(m.keys)) {
 		m.fix(key)
 	}
@@ -189,10 +288,11 @@ func (m *flowModel) len() int {
 }
 
 // FuzzFlows drives random sequences of Add, HandOut, Pop and Return,
-// Done, SetLimit (caps of 0 to 2, weights of 0 to 3), the passing of time
-// and Drain against a fair queue (by turns, or by work time) and the
-// model in lockstep, and compares every item handed out and Len after
-// every step. Keys come and go: a key's items are all Done, and an Add
+// Done, SetLimit (caps of 0 to 2, weights of 0 to 3, rates of none or a
+// token each 4 to 16 instants, bursts of 1 or 2), Pause, the passing of
+// time (then Due, as the owner's timer) and Drain against a fair queue
+// (by turns, or by work time) and the model in lockstep, and compares
+// every item handed out and Len after every step. Keys come and go: a key's items are all Done, and an Add
 // brings it back. The queue's invariants are checked after every step,
 // the flows' among them: the queue keeps a flow only for a key with items
 // or limits.
@@ -231,15 +331,28 @@ func FuzzFlows(f *testing.F) {
 				}
 			case 5:
 				key, cap, weight := keys[arg%len(keys)], arg/4%3, arg/12%4
-				q.SetLimit(KeyLimit{Keys: []string{key}, Limit: order.Limit{Cap: cap, Weight: weight}}, 0)
-				m.setLimit(key, cap, weight)
+				tau := []int64{0, 0, 4, 5, 8, 16}[arg/48] // rates whose interval is exact in floating point
+				burst := 1 + arg/2%2
+				l := order.Limit{Cap: cap, Weight: weight}
+				if tau > 0 {
+					l.Rate, l.Burst = 1e9/float64(tau), burst
+				}
+				q.SetLimit(KeyLimit{Keys: []string{key}, Limit: l}, now)
+				m.setLimit(key, cap, weight, tau, int64(burst))
 			case 6:
-				if arg%8 == 0 {
+				switch arg % 8 {
+				case 0:
 					q.Drain()
 					m.drain()
+				case 1:
+					key, until := keys[arg/8%len(keys)], now+int64(arg/32)-1
+					q.Pause([]string{key}, until, now)
+					m.pauseKey(key, until)
 				}
 			case 7:
 				now += int64(arg % 16)
+				q.Due(now)
+				m.advance(now)
 			}
 			q.verify(t)
 			if got, want := q.Len(), m.len(); got != want {
