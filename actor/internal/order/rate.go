@@ -26,22 +26,31 @@ import (
 // that has nothing else to keep it is forgotten, which changes no
 // decision, since a full bucket is what a new key has.
 //
-// Invariant: a key is in the order's heap of wakes exactly while its
-// bucket is not full (tat after the order's clock) or it waits, at the
-// earliest instant either changes: while it waits, the instant it may
-// start an item (its token, or the end of its pause); else the instant
-// its bucket is full. The heap keeps the key's flow; the transport wakes
-// at the heap's first instant (NextWake) and calls Tick.
+// Invariant: while the queue runs, a key is in the order's heap of wakes
+// exactly while its bucket is not full (tat after the order's clock) or
+// it waits, at the earliest instant either changes: while it waits, the
+// instant it may start an item (its token, or the end of its pause); else
+// the instant its bucket is full. The heap keeps the key's flow; the
+// transport wakes at the heap's first instant (NextWake) and calls Tick.
+// Once shutdown has begun (CapsOff) nothing waits and the heap is empty.
+//
+// A pop ahead that comes back gives its tokens back (refund), and one
+// handed out has them dated at its hand-out (Kept, redate), each only if
+// no pop took a token of the key since: then the bucket is exactly as if
+// the pop had happened at that instant, or not at all. Otherwise the
+// token stays spent at the pop's instant (giving it back then could let
+// one item too many start), and the window bound holds for the instants
+// tokens are spent at, not for the hand-outs of items offered ahead.
 
 // bucket is a key's rate and pause.
 type bucket struct {
-	tau   int64 // nanoseconds per item; 0 for no rate
-	burst int64 // items that may start at one instant
-	tat   int64 // the theoretical arrival time of the next item
-	pause int64 // paused until this instant
-	takes uint64
-	wait  bool  // may not start an item before its wake
-	wake  int32 // index in the heap of wakes, plus one; 0 if not in it
+	tau   int64  // nanoseconds per item; 0 for no rate
+	burst int64  // items that may start at one instant
+	tat   int64  // the theoretical arrival time of the next item
+	pause int64  // paused until this instant
+	takes uint64 // tokens taken so far: a pop's notes tell whether one was taken since
+	wait  bool   // may not start an item before its wake
+	wake  int32  // index in the heap of wakes, plus one; 0 if not in it
 }
 
 // wakeItem is a key in the heap of wakes.
