@@ -35,7 +35,7 @@ type shared[T comparable] struct {
 	epoch      time.Time
 	limiter    RateLimiter[T]
 	stamped    bool        // the owner needs the instant of each call: metrics or a starvation bound
-	rated      atomic.Bool // a key has or had a rate or a pause (state.Queue.Rated): pops and hand-outs read the clock; set by the owner
+	rated      atomic.Bool // a key has or had a rate or a pause (state.Queue.Rated): the owner reads the clock at pops and hand-outs; set by the owner
 	byWork     bool        // fairness by work time: a Done needs the instant of its call, a hand-out its own
 	metrics    bool        // the state records metrics
 	checkItems bool        // T can hold values that cannot be map keys
@@ -61,8 +61,7 @@ func (c *shared[T]) callTime() int64 {
 
 // popTime returns the clock reading of a pop the owner makes, or 0 when
 // it needs none: with stamps, and with rates, since a pop spends its
-// keys' tokens at its instant (and a hand-out dates them again,
-// workTime).
+// keys' tokens at its instant (and a hand-out dates them again).
 func (c *shared[T]) popTime() int64 {
 	if !c.stamped && !c.rated.Load() {
 		return 0
@@ -73,10 +72,9 @@ func (c *shared[T]) popTime() int64 {
 // workTime returns the clock reading that starts or ends an item's work
 // (a hand-out, a Done), or 0 when the owner needs none: with fairness by
 // work time, a Done ends its item's work at the instant of the call,
-// however late the owner goroutine applies it; with rates, a hand-out
-// spends its keys' tokens at its instant.
+// however late the owner goroutine applies it.
 func (c *shared[T]) workTime() int64 {
-	if !c.stamped && !c.byWork && !c.rated.Load() {
+	if !c.stamped && !c.byWork {
 		return 0
 	}
 	return c.since()

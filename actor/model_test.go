@@ -35,10 +35,9 @@ import (
 // a token of every key on the item's path, tat = max(tat, t) + tau, and a
 // key waits, as a key at its cap, while tat - (burst-1)·tau > now or
 // it is paused. Keys that may start an item again enter their parents'
-// turns in the order of those instants (ties: the order they came into
-// the queue's list of keys with buckets not full), before the items due
-// at the same instant; by work time at their parents' virtual time. A
-// key is kept while its bucket is not full.
+// turns in the order of those instants (ties: the order they began to
+// wait), before the items due at the same instant; by work time at their
+// parents' virtual time. A key is kept while its bucket is not full.
 type spec struct {
 	levels  int  // fairness keys per item; 0: no fairness
 	byWork  bool // fairness by work time
@@ -54,7 +53,7 @@ type spec struct {
 
 	flows     map[string]*sFlow         // by key path ("" is the root)
 	levelLims []sLimit                  // the limits of each level's keys without their own
-	wakeSeq   uint64                    // the last place given in the list of keys with buckets not full
+	waitSeq   uint64                    // the last number given to a key that began to wait
 	bands     map[int]map[string]*sNode // priority -> key path -> node
 	phase     int                       // 0 running, 1 draining, 2 shut down (owner ended or ShutDown)
 	drains    []bool                    // per ShutDownWithDrain call: returned
@@ -95,7 +94,7 @@ type sFlow struct {
 	tau, burst time.Duration // the bucket: nanoseconds per item (0: no rate), and its size
 	tat, pause time.Duration
 	wait       bool
-	wakeSeq    uint64 // its place in the list of keys whose buckets are not full, or that wait; 0 if none
+	waitSeq    uint64 // while it waits: the order it began to
 }
 
 // specLimit is the model's limits of l.
@@ -209,16 +208,14 @@ func (m *spec) levelLimit(depth int) sLimit {
 	return sLimit{}
 }
 
-// rewake sets whether f waits, and its place in the list of keys whose
-// buckets are not full or that wait, after its bucket changed.
+// rewake sets whether f waits, after its bucket changed; a key that
+// begins to wait takes the next number.
 func (m *spec) rewake(f *sFlow) {
+	was := f.wait
 	f.wait = m.phase == 0 && f.eligibleAt() > m.now
-	switch listed := f.wait || m.phase == 0 && f.tat > m.now; {
-	case !listed:
-		f.wakeSeq = 0
-	case f.wakeSeq == 0:
-		m.wakeSeq++
-		f.wakeSeq = m.wakeSeq
+	if f.wait && !was {
+		m.waitSeq++
+		f.waitSeq = m.waitSeq
 	}
 }
 
@@ -245,7 +242,7 @@ func (m *spec) tidy() {
 		hold(it.path)
 	}
 	for path, f := range m.flows {
-		if f.limited || f.wakeSeq != 0 {
+		if f.limited || m.phase == 0 && (f.wait || f.tat > m.now) {
 			hold(path)
 		}
 	}
@@ -484,8 +481,11 @@ func (m *spec) advance(now time.Duration) {
 	for m.phase == 0 {
 		t := now + 1
 		for _, f := range m.flows {
-			if f.wakeSeq != 0 {
-				t = min(t, f.wakeAt())
+			if f.wait {
+				t = min(t, f.eligibleAt())
+			}
+			if f.tat > m.now {
+				t = min(t, f.tat) // the instant it may be forgotten
 			}
 		}
 		for _, it := range m.items {
@@ -503,45 +503,31 @@ func (m *spec) advance(now time.Duration) {
 	m.now = now
 }
 
-// wakeAt is the instant at which a key in the list of keys whose buckets
-// are not full leaves it: the instant it may start an item, if it waits,
-// else the instant its bucket is full.
-func (f *sFlow) wakeAt() time.Duration {
-	if f.wait {
-		return f.eligibleAt()
-	}
-	return f.tat
-}
-
-// release takes the keys whose instant has come out of the list of keys
-// whose buckets are not full, in the order of their instants and then
-// their places in it: a key that waited takes its turns again, at the
-// back, and by work time at its parent's virtual time.
+// release makes the keys whose instant has come take their turns again,
+// in the order of their instants and then of their waits, each at the
+// back and by work time at its parent's virtual time, and forgets the
+// keys that only their buckets kept and that are full.
 func (m *spec) release() {
 	var paths []string
 	for path, f := range m.flows {
-		if f.wakeSeq != 0 && f.wakeAt() <= m.now {
+		if f.wait && f.eligibleAt() <= m.now {
 			paths = append(paths, path)
 		}
 	}
 	slices.SortFunc(paths, func(a, b string) int {
 		x, y := m.flows[a], m.flows[b]
-		if c := cmpDur(x.wakeAt(), y.wakeAt()); c != 0 {
+		if c := cmpDur(x.eligibleAt(), y.eligibleAt()); c != 0 {
 			return c
 		}
-		return cmpU(x.wakeSeq, y.wakeSeq)
+		return cmpU(x.waitSeq, y.waitSeq)
 	})
 	for _, path := range paths {
 		f := m.flows[path]
-		f.wakeSeq = 0
-		if f.wait {
-			f.wait = false
-			if m.byWork {
-				f.vtime = max(f.vtime, m.flows[parentOf(path)].vnow)
-			}
-			m.settle()
+		f.wait = false
+		if m.byWork {
+			f.vtime = max(f.vtime, m.flows[parentOf(path)].vnow)
 		}
-		m.rewake(f)
+		m.settle()
 	}
 	m.tidy()
 }
@@ -754,7 +740,7 @@ func (m *spec) shutDown(drain bool) {
 			}
 		}
 		for _, f := range m.flows {
-			f.wait, f.wakeSeq = false, 0
+			f.wait = false
 		}
 	}
 	if drain {
@@ -815,8 +801,8 @@ func (m *spec) String() string {
 	for _, path := range slices.Sorted(maps.Keys(m.flows)) {
 		f := m.flows[path]
 		fmt.Fprintf(&b, " flow %q out %d cap %d w %d v %d e %d vnow %d", path, f.out, f.cap, f.weight, f.vtime, f.est, f.vnow)
-		if f.tau > 0 || f.pause > 0 || f.wakeSeq != 0 {
-			fmt.Fprintf(&b, " tau %v burst %d tat %v pause %v wait %v list %d", f.tau, f.burst, f.tat, f.pause, f.wait, f.wakeSeq)
+		if f.tau > 0 || f.pause > 0 {
+			fmt.Fprintf(&b, " tau %v burst %d tat %v pause %v wait %v #%d", f.tau, f.burst, f.tat, f.pause, f.wait, f.waitSeq)
 		}
 		b.WriteString(";")
 	}

@@ -97,7 +97,11 @@ func (o *owner[T]) wait() (quit bool) {
 		case <-bell:
 		case out <- o.head:
 			o.staged = false
-			o.q.Received(o.head, o.headPlace, o.c.workTime(), o.c.inbox.taken)
+			at := o.c.workTime()
+			if at == 0 && o.c.rated.Load() {
+				at = o.c.since() // its tokens are dated at the receive
+			}
+			o.q.Received(o.head, o.headPlace, at, o.c.inbox.taken)
 		case <-o.dueAlarm.ch():
 			o.dueAlarm.fired()
 		case <-o.tickAlarm.ch():

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"math"
 	"slices"
+
+	"github.com/actorq/actorq/actor/internal/heap"
 )
 
 // Flow control of fairness keys: a cap on the items of a key that are out
@@ -170,7 +172,13 @@ func (o *Prio[T]) child(f *flow[T], k string) *flow[T] {
 // kept apart (spareMaps) for the next flow that gets children, so that
 // spare flows, most of which become keys without children, keep no map.
 func (o *Prio[T]) tidy(f *flow[T]) {
-	for f != nil && f.parent != nil && f.nodes == nil && len(f.children) == 0 && f.out == 0 && f.held == 0 && !f.limited && (f.r == nil || f.r.wake == 0) {
+	for f != nil && f.parent != nil && f.nodes == nil && len(f.children) == 0 && f.out == 0 && f.held == 0 && !f.limited {
+		if b := f.r; b != nil && (b.wake != 0 || b.tat > o.clock && !o.capsOff) {
+			if b.wake == 0 {
+				o.wakeAt(f, heap.Key{At: b.tat}) // kept until its bucket is full (rate.go)
+			}
+			return
+		}
 		p := f.parent
 		delete(p.children, f.key)
 		if len(p.children) == 0 && p.peak >= shrinkFloor {

@@ -26,13 +26,16 @@ import (
 // that has nothing else to keep it is forgotten, which changes no
 // decision, since a full bucket is what a new key has.
 //
-// Invariant: while the queue runs, a key is in the order's heap of wakes
-// exactly while its bucket is not full (tat after the order's clock) or
-// it waits, at the earliest instant either changes: while it waits, the
-// instant it may start an item (its token, or the end of its pause); else
-// the instant its bucket is full. The heap keeps the key's flow; the
-// transport wakes at the heap's first instant (NextWake) and calls Tick.
-// Once shutdown has begun (CapsOff) nothing waits and the heap is empty.
+// Invariant: while the queue runs, the order's heap of wakes holds every
+// key that waits, at the instant it may start an item (its token, or the
+// end of its pause; ties: the order they began to wait), and every key
+// that nothing but its bucket keeps (no item, no limits of its own) while
+// the bucket is not full, at the instant it is; a key listed so that
+// takes items again stays listed until then. A busy key whose bucket is
+// not full is not listed: pops cost no heap operation until a key waits.
+// The transport wakes at the heap's first instant (NextWake) and calls
+// Tick. Once shutdown has begun (CapsOff) nothing waits and the heap is
+// empty.
 //
 // A pop ahead that comes back gives its tokens back (refund), and one
 // handed out has them dated at its hand-out (Kept, redate), each only if
@@ -48,8 +51,9 @@ type bucket struct {
 	burst int64  // items that may start at one instant
 	tat   int64  // the theoretical arrival time of the next item
 	pause int64  // paused until this instant
-	takes uint64 // tokens taken so far: a pop's notes tell whether one was taken since
-	wait  bool   // may not start an item before its wake
+	takes   uint64 // tokens taken so far: a pop's notes tell whether one was taken since
+	waitSeq uint64 // while it waits: the order it began to, among the keys that wait
+	wait    bool   // may not start an item before its wake
 	wake  int32  // index in the heap of wakes, plus one; 0 if not in it
 }
 
@@ -108,26 +112,36 @@ func (o *Prio[T]) rewake(f *flow[T]) {
 	if o.capsOff {
 		return // nothing waits, and the heap is empty for good
 	}
-	at := b.eligibleAt()
+	at, was := b.eligibleAt(), b.wait
 	b.wait = at > o.clock
-	if !b.wait {
-		at = b.tat
-	}
 	switch {
-	case at <= o.clock && b.wake != 0:
+	case b.wait:
+		if !was {
+			o.wakeSeq++
+			b.waitSeq = o.wakeSeq
+		}
+		o.wakeAt(f, heap.Key{At: at, Seq: b.waitSeq})
+	case b.wake != 0 && b.tat > o.clock: // idle: kept until its bucket is full
+		o.wakeAt(f, heap.Key{At: b.tat})
+	case b.wake != 0:
 		o.unwake(f)
-	case at > o.clock && b.wake == 0:
-		o.wakes = append(o.wakes, wakeItem[T]{Key: heap.Key{At: at, Seq: o.nextWake()}, Val: f})
-		b.wake = int32(len(o.wakes))
-		o.placedWakes(len(o.wakes)-1, heap.Up(o.wakes, len(o.wakes)-1))
-	case at > o.clock && o.wakes[b.wake-1].At != at:
-		i := int(b.wake - 1)
-		o.wakes[i].At = at
-		o.placedWakes(i, heap.Fix(o.wakes, i))
 	}
 }
 
-func (o *Prio[T]) nextWake() uint64 { o.wakeSeq++; return o.wakeSeq }
+// wakeAt puts f in the heap of wakes at k, or moves it there.
+func (o *Prio[T]) wakeAt(f *flow[T], k heap.Key) {
+	b := f.r
+	if b.wake == 0 {
+		o.wakes = append(o.wakes, wakeItem[T]{Key: k, Val: f})
+		b.wake = int32(len(o.wakes))
+		o.placedWakes(len(o.wakes)-1, heap.Up(o.wakes, len(o.wakes)-1))
+		return
+	}
+	if i := int(b.wake - 1); o.wakes[i].Key != k {
+		o.wakes[i].Key = k
+		o.placedWakes(i, heap.Fix(o.wakes, i))
+	}
+}
 
 // unwake takes f out of the heap of wakes.
 func (o *Prio[T]) unwake(f *flow[T]) {
@@ -192,9 +206,7 @@ func (o *Prio[T]) tick() {
 			o.retagFlow(f)
 		}
 		o.rewake(f)
-		if f.r.wake == 0 {
-			o.tidy(f)
-		}
+		o.tidy(f)
 	}
 }
 

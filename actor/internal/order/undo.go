@@ -62,12 +62,14 @@ func (o *Prio[T]) beginUndo() uint32 {
 
 // Kept is the event of the item popped ahead at p being handed out at
 // instant now: its pop's notes go, and the tokens its pop took are
-// dated now, as if it had been popped then (redate).
+// dated now, as if it had been popped then (redate); a hand-out without
+// an instant (0: a claim from the lane in a queue that stamps none) is
+// dated at the order's clock, which is never before its pop.
 func (o *Prio[T]) Kept(p Place, now int64) {
 	if p.Undo != 0 {
 		if o.rated {
 			o.Tick(now)
-			o.redate(o.ids.flow(p.Key), &o.undos[p.Undo-1], now)
+			o.redate(o.ids.flow(p.Key), &o.undos[p.Undo-1], o.clock)
 		}
 		o.freeUndo(p.Undo)
 	}

@@ -21,8 +21,8 @@ import (
 // item at now if tat - (burst-1)·tau <= now and its pause has ended, and
 // then tat = max(tat, now) + tau; otherwise it waits, out of the turns.
 // Time passing (Due) releases the keys whose instant came, the earliest
-// first (ties: the first listed among the keys whose buckets are not
-// full), each to the back of the turns at the current virtual time.
+// first (ties: the first to begin to wait), each to the back of the
+// turns at the current virtual time.
 type flowModel struct {
 	byWork     bool
 	keyOf      func(int) string
@@ -34,7 +34,7 @@ type flowModel struct {
 	vnow       int64         // the largest tag picked
 	shut       bool
 	now        int64
-	listSeq    uint64 // the last place given among the keys whose buckets are not full
+	waitSeq    uint64 // the last number given to a key that began to wait
 }
 
 type keyModel struct {
@@ -45,7 +45,7 @@ type keyModel struct {
 
 	tau, burst, tat, pause int64
 	wait                   bool
-	listed                 uint64 // its place among the keys whose buckets are not full, or that wait; 0 if none
+	waitSeq                uint64 // while it waits: the order it began to
 }
 
 // eligibleAt is the instant from which r may start an item.
@@ -55,15 +55,6 @@ func (r *keyModel) eligibleAt() int64 {
 		at = max(at, r.tat-(r.burst-1)*r.tau)
 	}
 	return at
-}
-
-// wakeAt is the instant r leaves the list: it may start an item, or its
-// bucket is full.
-func (r *keyModel) wakeAt() int64 {
-	if r.wait {
-		return r.eligibleAt()
-	}
-	return r.tat
 }
 
 func newFlowModel(keyOf func(int) string, byWork bool) *flowModel {
@@ -83,7 +74,7 @@ func (m *flowModel) key(key string) *keyModel {
 
 // tidy forgets key if it has no item, no limits, and a full bucket.
 func (m *flowModel) tidy(key string) {
-	if r := m.keys[key]; r != nil && len(r.ready) == 0 && r.out == 0 && r.cap == 0 && r.weight <= 1 && r.tau == 0 && r.listed == 0 {
+	if r := m.keys[key]; r != nil && len(r.ready) == 0 && r.out == 0 && r.cap == 0 && r.weight <= 1 && r.tau == 0 && !r.wait && r.tat <= m.now {
 		delete(m.keys, key)
 	}
 }
@@ -93,47 +84,44 @@ func (m *flowModel) eligible(key string) bool {
 	return r != nil && len(r.ready) > 0 && (m.shut || (r.cap == 0 || r.out < r.cap) && !r.wait)
 }
 
-// rewake sets whether r waits, and its place in the list, after its
-// bucket or pause changed.
+// rewake sets whether r waits, after its bucket or pause changed; a key
+// that begins to wait takes the next number.
 func (m *flowModel) rewake(r *keyModel) {
+	was := r.wait
 	r.wait = !m.shut && r.eligibleAt() > m.now
-	switch {
-	case !r.wait && (m.shut || r.tat <= m.now):
-		r.listed = 0
-	case r.listed == 0:
-		m.listSeq++
-		r.listed = m.listSeq
+	if r.wait && !was {
+		m.waitSeq++
+		r.waitSeq = m.waitSeq
 	}
 }
 
-// advance moves the clock to now: the keys whose instant came leave the
-// list, the earliest first, and those that waited take their turns.
+// advance moves the clock to now: the keys whose instant came take their
+// turns again, the earliest first, and the keys that only their full
+// buckets kept are forgotten.
 func (m *flowModel) advance(now int64) {
 	m.now = max(m.now, now)
 	var due []string
 	for key, r := range m.keys {
-		if r.listed != 0 && r.wakeAt() <= m.now {
+		if r.wait && r.eligibleAt() <= m.now {
 			due = append(due, key)
 		}
 	}
 	slices.SortFunc(due, func(a, b string) int {
 		x, y := m.keys[a], m.keys[b]
-		if x.wakeAt() != y.wakeAt() {
-			return int(min(max(x.wakeAt()-y.wakeAt(), -1), 1))
+		if x.eligibleAt() != y.eligibleAt() {
+			return int(min(max(x.eligibleAt()-y.eligibleAt(), -1), 1))
 		}
-		return int(min(max(int64(x.listed)-int64(y.listed), -1), 1))
+		return int(min(max(int64(x.waitSeq)-int64(y.waitSeq), -1), 1))
 	})
 	for _, key := range due {
 		r := m.keys[key]
-		r.listed = 0
-		if r.wait {
-			r.wait = false
-			if m.byWork {
-				r.vtime = max(r.vtime, m.vnow)
-			}
-			m.fix(key)
+		r.wait = false
+		if m.byWork {
+			r.vtime = max(r.vtime, m.vnow)
 		}
-		m.rewake(r)
+		m.fix(key)
+	}
+	for _, key := range slices.Sorted(maps.Keys(m.keys)) {
 		m.tidy(key)
 	}
 }
@@ -272,7 +260,7 @@ func (m *flowModel) pauseKey(key string, until int64) {
 func (m *flowModel) drain() {
 	m.shut = true
 	for _, r := range m.keys {
-		r.wait, r.listed = false, 0
+		r.wait = false
 	}
 	for _, key := range slices.Sorted(maps.Keys(m.keys)) {
 		m.fix(key)

@@ -123,6 +123,7 @@ func (q *Queue[T]) finish(item T, e entry, now int64) {
 	q.nproc--
 	q.m.done(item, now)
 	if q.fair {
+		q.prio.Tick(now) // a key left with nothing is kept only until its bucket is full
 		q.endWork(item, e, now)
 	}
 }
