@@ -56,9 +56,10 @@ type Config[T comparable] struct {
 	// queue goes on without it. The queue keeps the slice returned, so it
 	// must not be changed afterwards (return a slice made once per key, not
 	// a reused buffer). The queue keeps a key's state only while the key
-	// has items (ready, processing or delayed) or limits (KeyLimits,
-	// SetKeyLimit): a key that has gone costs no memory, and a key that
-	// comes back starts anew. Choosing the next key costs O(1) by turns
+	// has items (ready, processing or delayed), limits of its own
+	// (KeyLimits, SetKeyLimit), or a rate's bucket not yet full: a key
+	// that has gone costs no memory, and a key that comes back starts
+	// anew. Choosing the next key costs O(1) by turns
 	// (O(log A) by work time, for A keys that may take a turn), whatever
 	// the number of keys; keys at their caps are not looked at. An item
 	// costs no allocation in steady state. A single consumer sees the

@@ -99,6 +99,36 @@
 //     Done and re-adds each item's key; fair=turns and fair=worktime.
 //     ns/hand-out is per item taken; benchstat -col /keys gives the ratio
 //     to keys=100.
+//   - BenchmarkPipelineRated: per-key rates (issue 49) where they never
+//     bind: BenchmarkPipelineFairPQ's fair pipeline (keys=100 and
+//     keys=10000, shapes (4,4) and (16,16)) through actor.New fair by
+//     turns, without rates (rates=none) and with Config.LevelLimits giving
+//     every tenant a finite rate so high that it never binds (10^12 a
+//     second, a burst of 2^20: rates=unbound), in the same run; benchstat
+//     -col /rates gives the cost of the rate machinery. One op is one item;
+//     ns/item and allocs/item as in PipelineFairPQ. run.sh runs it on
+//     bursts of BURST items.
+//   - BenchmarkRateBinding: rates that bind, on the real clock: 100
+//     tenants, half limited to 2,000 items a second (Burst 1, burst=1, or
+//     10, burst=10), 2,000 items each, the other half kept with work ready,
+//     4 consumers that work 1µs per item. rate-err-% is the worst relative
+//     error of a limited tenant's achieved rate (its items beyond its
+//     burst over its first-to-last hand-out) against its Rate,
+//     rate-over-% the worst excess over it, unlimited-items/s the others'
+//     throughput meanwhile. One op is one run of about a second.
+//   - BenchmarkRateHeld: actorq alone, the cost of a hand-out against the
+//     keys waiting for a token: one consumer takes the items of the one key
+//     without a rate while keys=K others (100 and 100,000), limited to one
+//     item an hour, have spent their token and hold an item back.
+//     ns/hand-out is per item taken, with its Done and its replacement.
+//   - BenchmarkRateChurnMemory: what a fair queue keeps of 1,000,000 rated
+//     keys (one item a second each, on a fake clock that stands still) that
+//     each got one item, added in bursts of 1,000 and drained with GetBatch
+//     and DoneBatch: B/key-refilling while their buckets refill,
+//     B/key-after-drain once the clock is past the refill, both over the
+//     empty queue's live heap, per key; rates=none is the same queue
+//     without rates. run.sh runs it at the first GOMAXPROCS of its list
+//     only.
 //   - BenchmarkActorMetrics: actorq alone, Add+Get+Done in one goroutine,
 //     with metrics off and on (a provider whose metrics only count).
 //

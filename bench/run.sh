@@ -10,16 +10,16 @@
 # Environment:
 #   COUNT      rounds (samples per benchmark and GOMAXPROCS), default 6
 #   BURST      -benchtime of the burst workloads, Pipeline, PipelinePrio,
-#              PipelineFair, PipelineFairPQ and Controller, default
-#              200000x: every run of every implementation moves a burst of
-#              200,000 items
+#              PipelineFair, PipelineFairPQ, PipelineRated and Controller,
+#              default 200000x: every run of every implementation moves a
+#              burst of 200,000 items
 #   BENCHTIME  -benchtime of the other workloads, default 1s
 #   KEYS_SEEN  distinct keys of MemoryKeysSeen (its -keys-seen flag),
 #              default 1000000
 #   BENCH      -bench regexp, default . (all); its first element picks the
 #              workloads (top-level benchmarks), the rest is passed on
 #   CPU        -cpu list (GOMAXPROCS values), default 1,2 (MemoryKeysSeen
-#              runs at the first only)
+#              and RateChurnMemory run at the first only)
 #
 # The test binary is built once, so every round measures the same code even
 # if the tree changes meanwhile, and run COUNT times with -count=1: each
@@ -93,17 +93,17 @@ elapsed() { printf '%dm%02ds' $((SECONDS / 60)) $((SECONDS % 60)); }
 # benchtime prints the -benchtime of the benchmark named $1: BURST for the
 # burst workloads, BENCHTIME for the others.
 benchtime() {
-	case " Pipeline PipelinePrio PipelineFair PipelineFairPQ Controller " in
+	case " Pipeline PipelinePrio PipelineFair PipelineFairPQ PipelineRated Controller " in
 	*" ${1#Benchmark} "*) echo "$BURST" ;;
 	*) echo "$BENCHTIME" ;;
 	esac
 }
 # cpus prints the -cpu list of the benchmark named $1: CPU, but only its
-# first value for MemoryKeysSeen, whose one figure is the heap a queue
-# keeps, the same at any GOMAXPROCS.
+# first value for MemoryKeysSeen and RateChurnMemory, whose figures are the
+# heap a queue keeps, the same at any GOMAXPROCS.
 cpus() {
 	case "$1" in
-	BenchmarkMemoryKeysSeen) echo "${CPU%%,*}" ;;
+	BenchmarkMemoryKeysSeen | BenchmarkRateChurnMemory) echo "${CPU%%,*}" ;;
 	*) echo "$CPU" ;;
 	esac
 }
@@ -164,6 +164,26 @@ if grep -q '^BenchmarkFairHandOut/' "$out"; then
 	echo "## FairHandOut (actorq alone, against keys=100)"
 	benchstat -col /keys -filter '.name:FairHandOut .unit:sec/hand-out' "$out" | grep -vE '^[a-z-]+: '
 fi
+# Per-key rates (issue 49), actorq alone: the fair pipeline with a rate
+# that never binds against none (rates=none), the hand-out with 100,000
+# keys waiting for a token against 100, and the figures of rates that bind
+# and of rated keys' memory as they are.
+if grep -q '^BenchmarkPipelineRated/' "$out"; then
+	echo
+	echo "## PipelineRated (actorq alone, against rates=none)"
+	benchstat -col /rates -filter '.name:PipelineRated .unit:(sec/item OR allocs/item)' "$out" | grep -vE '^[a-z-]+: '
+fi
+if grep -q '^BenchmarkRateHeld/' "$out"; then
+	echo
+	echo "## RateHeld (actorq alone, against keys=100)"
+	benchstat -col /keys -filter '.name:RateHeld .unit:(sec/hand-out OR allocs/op)' "$out" | grep -vE '^[a-z-]+: '
+fi
+for name in RateBinding RateChurnMemory; do
+	grep -q "^Benchmark$name/" "$out" || continue
+	echo
+	echo "## $name (actorq alone)"
+	benchstat -filter ".name:$name -.unit:(sec/op OR B/op OR allocs/op)" "$out" | grep -vE '^[a-z-]+: '
+done
 if grep -q '^BenchmarkActorMetrics/' "$out"; then
 	echo
 	echo "## ActorMetrics (actorq alone, metrics off vs on)"
