@@ -47,14 +47,14 @@ import (
 
 // bucket is a key's rate and pause.
 type bucket struct {
-	tau   int64  // nanoseconds per item; 0 for no rate
-	burst int64  // items that may start at one instant
-	tat   int64  // the theoretical arrival time of the next item
-	pause int64  // paused until this instant
+	tau     int64  // nanoseconds per item; 0 for no rate
+	burst   int64  // items that may start at one instant
+	tat     int64  // the theoretical arrival time of the next item
+	pause   int64  // paused until this instant
 	takes   uint64 // tokens taken so far: a pop's notes tell whether one was taken since
 	waitSeq uint64 // while it waits: the order it began to, among the keys that wait
 	wait    bool   // may not start an item before its wake
-	wake  int32  // index in the heap of wakes, plus one; 0 if not in it
+	wake    int32  // index in the heap of wakes, plus one; 0 if not in it
 }
 
 // wakeItem is a key in the heap of wakes.
