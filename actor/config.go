@@ -177,7 +177,10 @@ type KeyLimit struct {
 	// 0 or rate.Inf means no rate.
 	Rate rate.Limit
 	// Burst, with a Rate, is the most items of the key started at one
-	// instant: the size of its bucket, at least 1.
+	// instant: the size of its bucket, at least 1. With a Burst of 1 the
+	// key's items start at least 1/Rate apart, and a token that comes
+	// while the key waits its turn behind others is lost; a burst of a
+	// few items keeps the key at its rate under load.
 	Burst int
 }
 
