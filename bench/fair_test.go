@@ -162,12 +162,18 @@ var (
 	fairPQShapes = []struct{ p, c int }{{4, 4}, {16, 16}}
 )
 
-func TestPipelineFairPQ(t *testing.T) {
+func TestPipelineFairPQ(t *testing.T) { testFairShapes(t, fairPQImpls, "impl") }
+
+// testFairShapes runs 2,000 items through each implementation that
+// impls gives, over each number of keys of fairPQKeys and each shape of
+// fairPQShapes, and checks each item is handed out once; col names the
+// implementations in the subtests' names.
+func testFairShapes(t *testing.T, impls func(skewed) []impl, col string) {
 	const n = 2_000
 	for _, k := range fairPQKeys {
-		for _, im := range fairPQImpls(newSkewed(k)) {
+		for _, im := range impls(newSkewed(k)) {
 			for _, s := range fairPQShapes {
-				t.Run(fmt.Sprintf("keys=%d/p=%d,c=%d/impl=%s", k, s.p, s.c, im.name), func(t *testing.T) {
+				t.Run(fmt.Sprintf("keys=%d/p=%d,c=%d/%s=%s", k, s.p, s.c, col, im.name), func(t *testing.T) {
 					checkPipeline(t, runPipeline(im.newQueue(), s.p, s.c, n, true, nil, nil), n)
 				})
 			}

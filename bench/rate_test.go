@@ -9,18 +9,7 @@ import (
 	"github.com/actorq/actorq/actor"
 )
 
-func TestPipelineRated(t *testing.T) {
-	const n = 2_000
-	for _, k := range fairPQKeys {
-		for _, im := range ratedImpls(newSkewed(k)) {
-			for _, s := range fairPQShapes {
-				t.Run(fmt.Sprintf("keys=%d/p=%d,c=%d/rates=%s", k, s.p, s.c, im.name), func(t *testing.T) {
-					checkPipeline(t, runPipeline(im.newQueue(), s.p, s.c, n, true, nil, nil), n)
-				})
-			}
-		}
-	}
-}
+func TestPipelineRated(t *testing.T) { testFairShapes(t, ratedImpls, "rates") }
 
 // TestUnboundFair checks that rates=unbound is still fair by turns, as
 // rates=none: with all items queued before any is taken, the first
