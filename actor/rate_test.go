@@ -395,3 +395,36 @@ func TestKeyHeldMetrics(t *testing.T) {
 		}
 	})
 }
+
+// TestKeyRateStarvationBound: an item past the starvation bound goes
+// before higher priorities, but not while its key waits for a token: the
+// bound waits for a key held by its rate as for one at its cap.
+func TestKeyRateStarvationBound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := actor.New(actor.Config[string]{
+			Fairness:        tenantOf,
+			StarvationBound: 100 * time.Millisecond,
+			KeyLimits:       []actor.KeyLimit{{Keys: []string{"a"}, Rate: 1, Burst: 1}},
+		})
+		defer q.ShutDown()
+		q.AddWithOpts(actor.AddOpts{}, "a-1", "a-2")
+		q.AddWithOpts(actor.AddOpts{Priority: 10}, "b-1", "b-2", "b-3", "b-4")
+		start := time.Now()
+		take := func(want string) {
+			t.Helper()
+			item, _ := q.Get()
+			if item != want {
+				t.Fatalf("at %v: Get() = %q; want %q", time.Since(start), item, want)
+			}
+			q.Done(item)
+		}
+		take("b-1")                        // nothing has waited 100ms: priority first
+		time.Sleep(200 * time.Millisecond) // a-1 and a-2 are past the bound
+		take("a-1")                        // starving, and a has its token
+		take("b-2")                        // a-2 is starving, but a waits for its token until 1.2s
+		take("b-3")
+		time.Sleep(time.Second) // 1.2s: a's token
+		take("a-2")
+		take("b-4")
+	})
+}
