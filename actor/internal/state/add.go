@@ -68,11 +68,17 @@ func (q *Queue[T]) add(item T, o Opts, now int64) (was Status) {
 			}
 			return was
 		}
-		if was == Ready {
-			q.order.Remove(item, q.placeOf(e, old, 0, now))
-		}
 		q.m.moveDepth(old, o.Prio)
+		if was != Ready {
+			q.become(item, e, q.entryAt(item, e, was, o.Prio), 0, now)
+			return was
+		}
+		// Ready: the item takes its new place before it leaves its old
+		// one, so that its keys never look idle (with fairness by work
+		// time, an idle key starts again at its parent's virtual time).
+		oldPlace := q.placeOf(e, old, 0, now)
 		q.become(item, e, q.entryAt(item, e, was, o.Prio), 0, now)
+		q.order.Remove(item, oldPlace)
 	}
 	return was
 }
