@@ -157,12 +157,10 @@
 //  7. Metrics are recorded by the owner goroutine: they reflect a call once
 //     the owner has applied it, which Len returning guarantees. Values and
 //     update instants are client-go's.
-//  8. None any more: the design contract allows a consumer's own Add of a
-//     ready item, made just before its Get takes the item, to be applied
-//     after the hand-out and run the item once more; the owner now applies
-//     an add that finds its item on its way to a consumer again once it
-//     has seen the claims, and its place decides, as client-go's order
-//     would.
+//  8. A consumer's own Add of an item that is ready, made just before its
+//     Get takes that item, may be applied after the hand-out: the item then
+//     runs once more after Done (never concurrently, never lost), where
+//     client-go would not rerun it.
 //  9. Additions: Items, GetContext, GetBatch, DoneBatch, and priorities,
 //     fairness, flow control per key, the starvation bound, and
 //     snapshots ([Queue.Snapshot], [NamedQueues]).

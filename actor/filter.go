@@ -27,13 +27,11 @@ import (
 // of those states, only a hand-out does. An Add sets sent under the
 // inbox's lock as it puts its request, so an Add that finds it set comes
 // after that one in the order of requests; the owner clears it once it
-// applied that Add, and every hand-out clears it too. An Add that sets
-// sent after a consumer cleared it for its claim comes after the claim
-// in the order of requests (the claim counted the requests first), and
-// later Adds trust it: the owner, applying it before it saw the claim,
-// finds the item popped, and applies it again once it has (owner.add),
-// so that the item runs after its Done. Clearing a flag early only sends
-// more Adds.
+// applied that Add, and every hand-out clears it too. One order escapes
+// that: an Add that sets sent after a consumer cleared it, but before the
+// owner saw the claim, is applied as a duplicate while later Adds trusted
+// it; the owner then adds the item again (owner.serve), so that it runs
+// after its Done. Clearing a flag early only sends more Adds.
 //
 // An item gets an entry once an Add of it reaches the owner while the
 // queue knows it, or soon after it left (a table of departures: a key

@@ -1,6 +1,7 @@
 package actor
 
 import (
+	"math"
 	"slices"
 
 	"github.com/actorq/actorq/actor/internal/state"
@@ -18,8 +19,21 @@ func (o *owner[T]) serve(r *request[T], seq uint64, first bool) {
 	o.offers.prepare(first, r)
 	switch r.op {
 	case opAdd:
-		o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys, Seq: seq}, o.at)
-		r.hot.unmark() // the add clears the sent flag it took (filter.go)
+		was := o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys, Seq: seq}, o.at)
+		// The add clears the sent flag it took (filter.go). If it came
+		// while its item was on its way to a consumer (popped) and the
+		// flag was still set, a consumer may have claimed the item after
+		// the flag was set, and an Add made after that claim may have
+		// found the flag set and counted on this one, a duplicate: then
+		// the item is added again once the state has heard of the claim,
+		// so that it runs again after its Done. (A claim that cleared the
+		// flag needs nothing: Adds made after it find it clear.)
+		if r.hot.unmark() && was == state.Popped {
+			o.offers.see() // a claim of the item, if there is one
+			if o.q.Status(r.item) == state.Processing {
+				o.add(r.item, state.Opts{Seq: math.MaxUint64}, o.at) // after the claim
+			}
+		}
 	case opRetry:
 		o.add(r.item, state.Opts{Keys: r.keys, Retry: true, Seq: seq}, o.at)
 	case opAddAt:
@@ -120,36 +134,16 @@ func (o *owner[T]) addList(l *itemList[T], at int64) {
 }
 
 // add, addAt and done apply an event of item to the state, and keep the
-// fast paths in step with it. An add that finds its item popped may have
-// been made after a consumer claimed the item from the lane, and be
-// applied before the owner saw the claim: once the state has heard of the
-// claims made so far, such an add is applied again, and the state tells
-// by the add's place whether it came before the hand-out (a duplicate) or
-// after it (the item runs again after its Done).
-func (o *owner[T]) add(item T, opts state.Opts, at int64) {
-	was := o.q.Add(item, opts, at)
-	if was == state.Popped && o.claimed(item) {
-		opts.Retry = false // counted once
-		was = o.q.Add(item, opts, at)
-	}
+// fast paths in step with it.
+func (o *owner[T]) add(item T, opts state.Opts, at int64) (was state.Status) {
+	was = o.q.Add(item, opts, at)
 	o.c.filter.added(item, was != state.Absent)
+	return was
 }
 
 func (o *owner[T]) addAt(item T, due int64, opts state.Opts, at int64) {
-	popped := o.q.Status(item) == state.Popped
 	o.q.AddAt(item, due, opts, at)
-	if popped && o.claimed(item) {
-		opts.Retry = false
-		o.q.AddAt(item, due, opts, at)
-	}
 	o.c.filter.added(item, false)
-}
-
-// claimed reports whether item, popped, has been claimed from the lane:
-// the state hears of the claims made so far.
-func (o *owner[T]) claimed(item T) bool {
-	o.offers.see()
-	return o.q.Status(item) != state.Popped
 }
 
 func (o *owner[T]) done(item T, at int64) {
