@@ -51,14 +51,6 @@ type flow[T comparable] struct {
 	r           *bucket // its rate and pause (rate.go); nil if it never had either
 }
 
-// Limit is the flow control of one key.
-type Limit struct {
-	Cap    int     // the most items out at once; 0 for no cap
-	Weight int     // turns per round, or share of work time; 0 means 1
-	Rate   float64 // the most items started a second (rate.go); 0 or +Inf for no rate
-	Burst  int     // with a rate: the most items started at one instant, at least 1
-}
-
 func (f *flow[T]) idOf() uint32 {
 	if f == nil {
 		return 0
@@ -292,60 +284,6 @@ func (o *Prio[T]) Finish(key uint32, d int64) {
 	}
 	o.load(f, -1)
 	o.moveOut(f, -1)
-}
-
-// SetLimit sets the limits of the key path keys, in place of those of
-// its level (SetLevels).
-func (o *Prio[T]) SetLimit(keys []string, l Limit) {
-	f := o.flows
-	for _, k := range keys {
-		f = o.child(f, k)
-	}
-	o.changes++ // a popped item may be over a lower cap
-	was := o.blocked(f)
-	o.limit(f, l)
-	f.limited = !l.same(o.levelLimit(len(keys)))
-	if f.r != nil {
-		o.rewake(f)
-	}
-	if o.blocked(f) != was {
-		o.settleFlow(f)
-	}
-	o.retagFlow(f)
-	o.tidy(f)
-}
-
-// SetLevels gives every key of level i+1 the limits levels[i], unless
-// SetLimit gives it its own. It must be called before the first Push.
-func (o *Prio[T]) SetLevels(levels []Limit) {
-	o.levels = levels
-	for _, l := range levels {
-		o.rated = o.rated || interval(l.Rate) > 0
-	}
-}
-
-// same reports whether l and m limit a key alike: a weight of 0 is 1, a
-// rate is its interval, and a burst counts only with a rate.
-func (l Limit) same(m Limit) bool {
-	tau := interval(l.Rate)
-	return l.Cap == m.Cap && max(l.Weight, 1) == max(m.Weight, 1) && tau == interval(m.Rate) &&
-		(tau == 0 || max(l.Burst, 1) == max(m.Burst, 1))
-}
-
-// levelLimit returns the limits of the keys of level depth.
-func (o *Prio[T]) levelLimit(depth int) Limit {
-	if depth <= len(o.levels) {
-		return o.levels[depth-1]
-	}
-	return Limit{}
-}
-
-// limit gives f the limits l.
-func (o *Prio[T]) limit(f *flow[T], l Limit) {
-	f.cap = int32(min(l.Cap, math.MaxInt32))
-	f.weight = int32(min(max(l.Weight, 1), math.MaxInt32))
-	o.setRate(f, l)
-	o.rated = o.rated || f.r != nil
 }
 
 // CapsOff lifts every cap, rate and pause for good: shutdown has begun.
