@@ -157,10 +157,9 @@
 //  7. Metrics are recorded by the owner goroutine: they reflect a call once
 //     the owner has applied it, which Len returning guarantees. Values and
 //     update instants are client-go's.
-//  8. A consumer's own Add of an item that is ready, made just before its
-//     Get takes that item, may be applied after the hand-out: the item then
-//     runs once more after Done (never concurrently, never lost), where
-//     client-go would not rerun it.
+//  8. (None since: a consumer's own Add of a ready item, made just before
+//     its Get takes that item, could run the item once more after Done.
+//     The Add's place in the order of calls now decides, as in client-go.)
 //  9. Additions: Items, GetContext, GetBatch, DoneBatch, and priorities,
 //     fairness, flow control per key, the starvation bound, and
 //     snapshots ([Queue.Snapshot], [NamedQueues]).

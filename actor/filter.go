@@ -27,11 +27,16 @@ import (
 // of those states, only a hand-out does. An Add sets sent under the
 // inbox's lock as it puts its request, so an Add that finds it set comes
 // after that one in the order of requests; the owner clears it once it
-// applied that Add, and every hand-out clears it too. One order escapes
-// that: an Add that sets sent after a consumer cleared it, but before the
-// owner saw the claim, is applied as a duplicate while later Adds trusted
-// it; the owner then adds the item again (owner.serve), so that it runs
-// after its Done. Clearing a flag early only sends more Adds.
+// applied that Add, and every hand-out clears it too. A claim counts the
+// requests put before it (slot.after) before it clears the flags, so an
+// Add that takes sent after that comes after the claim, and no Add made
+// after a claim counts on one made before it. The owner may apply such an
+// Add before it has seen the claim, as a duplicate of a popped item: if
+// the Add's flag was still set, the owner applies it again once it has
+// seen the claim, and the Add's place decides (owner.serve). That needs a
+// popped item to keep the entry its slot holds, or none: the owner makes
+// no entry of a popped item, and an item with a stub gets its entry as
+// the lane offers it. Clearing a flag early only sends more Adds.
 //
 // An item gets an entry once an Add of it reaches the owner while the
 // queue knows it, or soon after it left (a table of departures: a key
@@ -231,8 +236,8 @@ func (f *filter[T]) added(item T, known bool) {
 	}
 	e := f.entry(item)
 	if e == nil {
-		if !known && !f.cameBack(item) {
-			return
+		if !known && !f.cameBack(item) || f.q.Status(item) == state.Popped {
+			return // a popped item's entry is the one its slot holds, or none
 		}
 		e = f.insert(item)
 	}
@@ -314,14 +319,23 @@ func (f *filter[T]) forget() {
 func (f *filter[T]) off(item T) { f.entry(item).off() }
 
 // offered returns the entry of item, which the lane offers at priority
-// prio, if it has one, for the consumer that claims it to clear its
-// flags; meanwhile the item is ready, and an Add at 0 changes nothing
-// unless prio is below 0.
+// prio, for the consumer that claims it to clear its flags; meanwhile the
+// item is ready, and an Add at 0 changes nothing unless prio is below 0.
+// An item with a stub gets its entry now, in the stub's place, so that no
+// Add makes it another while it is popped (see added); an item with
+// neither gets none (nil).
 func (f *filter[T]) offered(item T, prio int) *hotEntry[T] {
-	e := f.entry(item)
-	if e != nil {
-		e.noop.Store(prio >= 0)
+	if f == nil || f.table.Load() == nil {
+		return nil
 	}
+	_, e := look(f.table.Load(), f.hash(item), item)
+	if e == nil {
+		return nil
+	}
+	if e.stub {
+		e = f.insert(item)
+	}
+	e.noop.Store(prio >= 0)
 	return e
 }
 

@@ -1,6 +1,7 @@
 package actor
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"testing/synctest"
@@ -100,53 +101,136 @@ func TestFilterComeBack(t *testing.T) {
 	})
 }
 
-// TestFilterAddAfterClaimCountingOnDuplicate: an Add that sets its entry's
-// sent flag between a consumer's clearing of the flags and its claim puts
-// its request before the claim, so the owner applies it before it sees
-// the claim, as a duplicate of a ready item; an Add made after the claim
-// finds sent set and counts on it. The owner must apply an add once more
-// as it sees the claim, so that the item runs again after its Done. (In
-// TestStressShutdown such an Add was lost about once in 300 runs.)
-func TestFilterAddAfterClaimCountingOnDuplicate(t *testing.T) {
+// TestFilterAddAroundClaim: a consumer's claim from the lane reads how
+// many requests were put, then clears its item's flags, then claims; the
+// owner may apply an Add of the item before it sees the claim, and finds
+// the item popped. Such an Add is applied again once the owner has seen
+// the claim, and its place decides: an Add put before the claim read the
+// count is a duplicate (the item does not run again: a consumer's own Add
+// before its Get), one put after it makes the item run again after its
+// Done (and an Add after the claim that found the first one's sent flag
+// set, and counted on it, is not lost).
+func TestFilterAddAroundClaim(t *testing.T) {
+	for _, addFirst := range []bool{true, false} {
+		t.Run(fmt.Sprint("add before the claim=", addFirst), func(t *testing.T) {
+			o := newOwner(Config[int]{paths: &allPaths})
+			c := o.c
+			q := &Queue[int]{c: c}
+			q.Add(1)
+			o.serveInbox(roundSize)
+			q.Add(1) // a duplicate that reaches the owner: item 1 gets a filter entry
+			o.serveInbox(roundSize)
+			o.offers.wanted = true
+			o.handOut() // offers 1 in the lane
+			sl := c.lane.receive()
+			if sl.item != 1 || sl.hot == nil {
+				t.Fatalf("slot holds %d with entry %v; want 1 with its entry", sl.item, sl.hot)
+			}
+			q.Add(2) // another request, so that the next ones share a batch
+			if addFirst {
+				sl.hot.noop.Store(false) // as if an Add that the filter let through (at a priority, say)
+				q.Add(1)                 // its request is before the claim
+			}
+			after := c.inbox.puts.Load() // lane.claim: the count first,
+			sl.hot.off()                 // then the flags,
+			if !addFirst {
+				q.Add(1) // sets sent again: its request is after the claim
+			}
+			sl.after = after // then the claim
+			if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
+				t.Fatal("claim failed")
+			}
+			r, seq, first := c.inbox.take()
+			o.serve(r, seq, first) // the Add of 2, which sees no claim yet
+			c.lane.claims[sl.idx/64].Or(1 << (sl.idx % 64))
+			if !addFirst {
+				q.Add(1) // after the claim: finds sent set, and counts on the Add before
+				if n := c.inbox.len(); n != 1 {
+					t.Fatalf("requests waiting = %d; want 1 (the Add after the claim is skipped)", n)
+				}
+			}
+			r, seq, first = c.inbox.take()
+			o.serve(r, seq, first) // the Add of 1: the item is popped
+
+			q.Done(1)
+			o.serveInbox(math.MaxInt)
+			want := state.Ready // added after its claim: it runs again
+			if addFirst {
+				want = state.Absent // a duplicate of the item ready then
+			}
+			if st := o.q.Status(1); st != want {
+				t.Fatalf("after the Done, item 1 is %v; want %v", st, want)
+			}
+			c.stop()
+			o.exit()
+		})
+	}
+}
+
+// TestFilterPoppedKeepsSlotEntry: an item on its way to a consumer keeps
+// the entry its slot holds, so that the consumer's claim clears the flags
+// of every Add that may count on one made before it. An item offered
+// without an entry gets none while it is popped, even from a duplicate
+// Add that reaches the owner; an item whose stub is in the table gets its
+// entry as it is offered, in the stub's place, so that no Add makes it
+// another meanwhile.
+func TestFilterPoppedKeepsSlotEntry(t *testing.T) {
 	o := newOwner(Config[int]{paths: &allPaths})
 	c := o.c
 	q := &Queue[int]{c: c}
+	f := c.filter
 	q.Add(1)
-	o.serveInbox(roundSize)
-	q.Add(1) // a duplicate that reaches the owner: item 1 gets a filter entry
-	o.serveInbox(roundSize)
+	q.Add(2)
+	q.Add(2) // a duplicate that reaches the owner: the table exists, 2 has an entry
+	o.serveInbox(math.MaxInt)
+	if f.entry(1) != nil || f.entry(2) == nil {
+		t.Fatalf("entries of 1 and 2 = %p, %p; want none and one", f.entry(1), f.entry(2))
+	}
 	o.offers.wanted = true
-	o.handOut() // offers 1 in the lane
+	o.handOut() // offers 1 and 2 in the lane
 	sl := c.lane.receive()
-	if sl.item != 1 || sl.hot == nil {
-		t.Fatalf("slot holds %d with entry %v; want 1 with its entry", sl.item, sl.hot)
+	if sl.item != 1 || sl.hot != nil {
+		t.Fatalf("first slot holds %d with entry %p; want 1 with none", sl.item, sl.hot)
 	}
-
-	// The consumer clears the flags, as get does before it claims.
-	sl.hot.noop.Store(false)
-	sl.hot.sent.Store(false)
-	q.Add(2) // another request, so that the next two share a batch
-	q.Add(1) // sets sent: its request is before the claim
-	r, seq, first := c.inbox.take()
-	o.serve(r, seq, first) // sees no claim yet
-	// The rest of lane.claim, after the flags were cleared.
-	sl.after = c.inbox.puts.Load()
-	if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
-		t.Fatal("claim failed")
+	q.Add(1) // a duplicate of a popped item
+	o.serveInbox(math.MaxInt)
+	if e := f.entry(1); e != nil {
+		t.Fatalf("item 1, popped, got an entry (%p) that its slot does not hold", e)
 	}
-	c.lane.claims[sl.idx/64].Or(1 << (sl.idx % 64))
-	q.Add(1) // after the claim: finds sent set, and counts on the Add before
-	if n := c.inbox.len(); n != 1 {
-		t.Fatalf("requests waiting = %d; want 1 (the Add after the claim is skipped)", n)
+	if !c.lane.claim(sl, 0, c.inbox.puts.Load()) {
+		t.Fatal("claim of 1 failed")
 	}
-	r, seq, first = c.inbox.take()
-	o.serve(r, seq, first) // the Add before the claim: a duplicate of a popped item
-
 	q.Done(1)
 	o.serveInbox(math.MaxInt)
-	if st := o.q.Status(1); st != state.Ready {
-		t.Fatalf("after the Done, item 1 is %v; want ready (added after its claim)", st)
+	if st := o.q.Status(1); st != state.Absent {
+		t.Fatalf("after its Done, item 1 is %v; want absent (the Add was a duplicate)", st)
 	}
+
+	// Item 2 leaves with an entry, and a stub takes its place; it comes
+	// back without an entry (its departure is forgotten, as if another
+	// item of its index left after it).
+	sl = c.lane.receive()
+	if sl.item != 2 || !c.lane.claim(sl, 0, c.inbox.puts.Load()) {
+		t.Fatalf("second slot holds %d, or its claim failed; want 2", sl.item)
+	}
+	q.Done(2)
+	o.serveInbox(math.MaxInt)
+	f.left[f.hash(2)&(filterSize-1)] = 0
+	c.send(request[int]{op: opAdd, item: 2}) // an Add that did not look at the table
+	o.serveInbox(math.MaxInt)
+	if _, s := look(f.table.Load(), f.hash(2), 2); s == nil || !s.stub {
+		t.Fatalf("item 2 came back with %+v in the table; want its stub", s)
+	}
+	o.handOut() // offers 2
+	sl = c.lane.receive()
+	if sl.item != 2 || sl.hot == nil || sl.hot != f.entry(2) {
+		t.Fatalf("slot holds %d with entry %p; want 2 with its entry %p, in its stub's place", sl.item, sl.hot, f.entry(2))
+	}
+	if !c.lane.claim(sl, 0, c.inbox.puts.Load()) {
+		t.Fatal("claim of 2 failed")
+	}
+	q.Done(2)
+	o.serveInbox(math.MaxInt)
 	c.stop()
 	o.exit()
 }

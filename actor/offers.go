@@ -278,6 +278,23 @@ func (o *offers[T]) see() {
 	o.dropSeen()
 }
 
+// claimOf tells the state of the claims made so far (see), and reports
+// whether item, which was popped, has been claimed, and whether that
+// claim cleared the flags of e (the item's slot held e).
+func (o *offers[T]) claimOf(item T, e *hotEntry[T]) (claimed, cleared bool) {
+	if o == nil {
+		return false, false
+	}
+	for _, sl := range o.sent {
+		if sl != nil && sl.item == item {
+			cleared = sl.hot == e
+			break
+		}
+	}
+	o.see()
+	return o.q.Status(item) == state.Processing, cleared
+}
+
 // dropSeen drops the seen slots at the front of sent, keeping its array.
 func (o *offers[T]) dropSeen() {
 	k := 0

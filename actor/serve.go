@@ -19,19 +19,23 @@ func (o *owner[T]) serve(r *request[T], seq uint64, first bool) {
 	o.offers.prepare(first, r)
 	switch r.op {
 	case opAdd:
-		was := o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys, Seq: seq}, o.at)
-		// The add clears the sent flag it took (filter.go). If it came
-		// while its item was on its way to a consumer (popped) and the
-		// flag was still set, a consumer may have claimed the item after
-		// the flag was set, and an Add made after that claim may have
-		// found the flag set and counted on this one, a duplicate: then
-		// the item is added again once the state has heard of the claim,
-		// so that it runs again after its Done. (A claim that cleared the
-		// flag needs nothing: Adds made after it find it clear.)
+		opts := state.Opts{Prio: int(r.prio), Keys: r.keys, Seq: seq}
+		was := o.add(r.item, opts, o.at)
+		// The add clears the sent flag it took (filter.go). If it found
+		// its item popped with the flag still set, a consumer may have
+		// claimed the item since. A claim that cleared this flag made
+		// the Adds after it send requests of their own, so this add's
+		// place alone decides: it is applied again once the state has
+		// heard of the claim. A claim that cleared another entry (the
+		// item's entry was replaced while it was popped) did not, and
+		// Adds after it may have counted on this one: the item is added
+		// after the claim, so that it runs again after its Done.
 		if r.hot.unmark() && was == state.Popped {
-			o.offers.see() // a claim of the item, if there is one
-			if o.q.Status(r.item) == state.Processing {
-				o.add(r.item, state.Opts{Seq: math.MaxUint64}, o.at) // after the claim
+			if claimed, cleared := o.offers.claimOf(r.item, r.hot); claimed {
+				if !cleared {
+					opts = state.Opts{Seq: math.MaxUint64}
+				}
+				o.add(r.item, opts, o.at)
 			}
 		}
 	case opRetry:

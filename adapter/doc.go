@@ -71,9 +71,8 @@
 //     once that goroutine has applied it, which Len returning guarantees
 //     (read metrics after a Len in tests). Values, including the time
 //     stamps of each call, and update instants are client-go's.
-//  8. A worker's own Add of an item that is ready, made just before its Get
-//     takes that item, may be applied after the hand-out: the item then
-//     runs once more after Done (never concurrently, never lost).
+//  8. (None since: a worker's own Add of a ready item, made just before its
+//     Get takes that item, could run the item once more after Done.)
 //  9. Additions: [Extras].
 //
 // One more follows from the design contract's rule that every caller of
