@@ -6,6 +6,7 @@ import (
 	"math"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/actorq/actorq/actor"
@@ -103,36 +104,40 @@ func TestWorkTimeChargedAtDone(t *testing.T) {
 	want := map[string]float64{"a": 0.25, "b": 0.25, "c": 0.5}
 	for _, taker := range takers {
 		t.Run(taker.name, func(t *testing.T) {
-			clock := newStepClock()
-			q := actor.New(actor.Config[string]{
-				Clock: clock, Fairness: tenantOf, FairByWorkTime: true,
-				KeyLimits: []actor.KeyLimit{{Keys: []string{"c"}, Weight: 2}},
+			synctest.Test(t, func(t *testing.T) {
+				clock := newStepClock()
+				q := actor.New(actor.Config[string]{
+					Clock: clock, Fairness: tenantOf, FairByWorkTime: true,
+					KeyLimits: []actor.KeyLimit{{Keys: []string{"c"}, Weight: 2}},
+				})
+				defer q.ShutDown()
+				for i := range 2000 {
+					for _, tenant := range []string{"a", "b", "c"} {
+						q.Add(fmt.Sprint(tenant, "-", i))
+					}
+				}
+				spent := map[string]time.Duration{}
+				var total time.Duration
+				for total < 4*time.Second {
+					item := taker.take(q)
+					synctest.Wait() // the owner dates a receive from Items as it sees it
+					d := cost[tenantOf(item)[0]]
+					clock.Step(d)
+					q.Done(item)
+					synctest.Wait() // the owner is as far ahead as it can get
+					spent[tenantOf(item)[0]] += d
+					total += d
+				}
+				// The lane offers a few items ahead of the consumer, picked
+				// before the Dones of the items in hand were charged: a few
+				// of the costliest items either way.
+				const tolerance = 0.02
+				for tenant, w := range want {
+					if got := float64(spent[tenant]) / float64(total); math.Abs(got-w) > tolerance {
+						t.Errorf("tenant %s got %.3f of the work time; want %.2f±%.2f (spent %v)", tenant, got, w, tolerance, spent)
+					}
+				}
 			})
-			defer q.ShutDown()
-			for i := range 2000 {
-				for _, tenant := range []string{"a", "b", "c"} {
-					q.Add(fmt.Sprint(tenant, "-", i))
-				}
-			}
-			spent := map[string]time.Duration{}
-			var total time.Duration
-			for total < 4*time.Second {
-				item := taker.take(q)
-				d := cost[tenantOf(item)[0]]
-				clock.Step(d)
-				q.Done(item)
-				spent[tenantOf(item)[0]] += d
-				total += d
-			}
-			// The lane offers a few items ahead of the consumer, picked
-			// before the Dones of the items in hand were charged: a few
-			// of the costliest items either way.
-			const tolerance = 0.02
-			for tenant, w := range want {
-				if got := float64(spent[tenant]) / float64(total); math.Abs(got-w) > tolerance {
-					t.Errorf("tenant %s got %.3f of the work time; want %.2f±%.2f (spent %v)", tenant, got, w, tolerance, spent)
-				}
-			}
 		})
 	}
 }
