@@ -18,7 +18,8 @@ import (
 //	again); sent is true only while an Add that set it is in the inbox;
 //	an evicted entry (dead) is trusted by nobody; an entry in the
 //	table is of an item the queue holds, or of one that an Add on its
-//	way to the inbox brings back.
+//	way to the inbox brings back; a popped item's entry is the one its
+//	slot holds, or none.
 //
 // The owner sets noop after an event leaves the item ready or dirty
 // (state.Queue.NoopAdd), or as it offers the item in the lane, and clears
