@@ -19,7 +19,7 @@ import (
 //	an evicted entry (dead) is trusted by nobody; an entry in the
 //	table is of an item the queue holds, or of one that an Add on its
 //	way to the inbox brings back; a popped item's entry is the one its
-//	slot holds, or none.
+//	slot carries, or none.
 //
 // The owner sets noop after an event leaves the item ready or dirty
 // (state.Queue.NoopAdd), or as it offers the item in the lane, and clears
@@ -34,10 +34,12 @@ import (
 // after a claim counts on one made before it. The owner may apply such an
 // Add before it has seen the claim, as a duplicate of a popped item: if
 // the Add's flag was still set, the owner applies it again once it has
-// seen the claim, and the Add's place decides (owner.serve). That needs a
-// popped item to keep the entry its slot holds, or none: the owner makes
-// no entry of a popped item, and an item with a stub gets its entry as
-// the lane offers it. Clearing a flag early only sends more Adds.
+// seen the claim, and the Add's place decides (owner.serve), if the
+// claim cleared that Add's entry. So a popped item's slot carries the
+// item's entry: an entry the owner makes for a popped item goes in its
+// slot too, and an item with a stub gets its entry as the lane offers
+// it, so that no Add makes one meanwhile. Clearing a flag early only
+// sends more Adds.
 //
 // An item gets an entry once an Add of it reaches the owner while the
 // queue knows it, or soon after it left (a table of departures: a key
@@ -224,25 +226,28 @@ func evict[T comparable](e *hotEntry[T]) {
 // nothing on a nil filter.
 
 // added follows an add of item that the state applied: an item the queue
-// knew gets an entry, and the entry's flag follows the item's state. Once
-// shutdown has begun, an add the state ignored leaves no entry (an Add
-// may have put one in a stub's place).
-func (f *filter[T]) added(item T, known bool) {
+// knew gets an entry, and the entry's flag follows the item's state. It
+// returns the entry if it made one (a popped item's slot must carry it:
+// offers.entered). Once shutdown has begun, an add the state ignored
+// leaves no entry (an Add may have put one in a stub's place).
+func (f *filter[T]) added(item T, known bool) (made *hotEntry[T]) {
 	if f == nil || !known && f.table.Load() == nil {
-		return
+		return nil
 	}
 	if !known && f.q.Phase() != state.Running {
 		f.leave(item, false)
-		return
+		return nil
 	}
 	e := f.entry(item)
 	if e == nil {
-		if !known && !f.cameBack(item) || f.q.Status(item) == state.Popped {
-			return // a popped item's entry is the one its slot holds, or none
+		if !known && !f.cameBack(item) {
+			return nil
 		}
 		e = f.insert(item)
+		made = e
 	}
 	e.noop.Store(f.q.NoopAdd(item))
+	return made
 }
 
 // gone reports whether the queue no longer knows item.

@@ -123,16 +123,17 @@ func TestFilterAddAroundClaim(t *testing.T) {
 			o.offers.wanted = true
 			o.handOut() // offers 1 in the lane
 			sl := c.lane.receive()
-			if sl.item != 1 || sl.hot == nil {
-				t.Fatalf("slot holds %d with entry %v; want 1 with its entry", sl.item, sl.hot)
+			if sl.item != 1 || sl.hot.Load() == nil {
+				t.Fatalf("slot holds %d with entry %v; want 1 with its entry", sl.item, sl.hot.Load())
 			}
 			q.Add(2) // another request, so that the next ones share a batch
 			if addFirst {
-				sl.hot.noop.Store(false) // as if an Add that the filter let through (at a priority, say)
-				q.Add(1)                 // its request is before the claim
+				sl.hot.Load().noop.Store(false) // as if an Add that the filter let through (at a priority, say)
+				q.Add(1)                        // its request is before the claim
 			}
 			after := c.inbox.puts.Load() // lane.claim: the count first,
-			sl.hot.off()                 // then the flags,
+			sl.cleared = sl.hot.Load()   // then the flags,
+			sl.cleared.off()
 			if !addFirst {
 				q.Add(1) // sets sent again: its request is after the claim
 			}
@@ -167,13 +168,13 @@ func TestFilterAddAroundClaim(t *testing.T) {
 	}
 }
 
-// TestFilterPoppedKeepsSlotEntry: an item on its way to a consumer keeps
-// the entry its slot holds, so that the consumer's claim clears the flags
-// of every Add that may count on one made before it. An item offered
-// without an entry gets none while it is popped, even from a duplicate
-// Add that reaches the owner; an item whose stub is in the table gets its
-// entry as it is offered, in the stub's place, so that no Add makes it
-// another meanwhile.
+// TestFilterPoppedKeepsSlotEntry: the slot of an item on its way to a
+// consumer carries the item's entry, so that the consumer's claim clears
+// the flags of every Add that may count on one made before it. An item
+// offered without an entry that gets one from a duplicate Add reaching
+// the owner gets it in its slot too; an item whose stub is in the table
+// gets its entry as it is offered, in the stub's place, so that no Add
+// makes it another meanwhile.
 func TestFilterPoppedKeepsSlotEntry(t *testing.T) {
 	o := newOwner(Config[int]{paths: &allPaths})
 	c := o.c
@@ -189,13 +190,13 @@ func TestFilterPoppedKeepsSlotEntry(t *testing.T) {
 	o.offers.wanted = true
 	o.handOut() // offers 1 and 2 in the lane
 	sl := c.lane.receive()
-	if sl.item != 1 || sl.hot != nil {
-		t.Fatalf("first slot holds %d with entry %p; want 1 with none", sl.item, sl.hot)
+	if sl.item != 1 || sl.hot.Load() != nil {
+		t.Fatalf("first slot holds %d with entry %p; want 1 with none", sl.item, sl.hot.Load())
 	}
-	q.Add(1) // a duplicate of a popped item
+	q.Add(1) // a duplicate of a popped item, which gets an entry
 	o.serveInbox(math.MaxInt)
-	if e := f.entry(1); e != nil {
-		t.Fatalf("item 1, popped, got an entry (%p) that its slot does not hold", e)
+	if e := f.entry(1); e == nil || sl.hot.Load() != e {
+		t.Fatalf("item 1, popped, has entry %p, and its slot carries %p; want one entry, carried", e, sl.hot.Load())
 	}
 	if !c.lane.claim(sl, 0, c.inbox.puts.Load()) {
 		t.Fatal("claim of 1 failed")
@@ -223,8 +224,8 @@ func TestFilterPoppedKeepsSlotEntry(t *testing.T) {
 	}
 	o.handOut() // offers 2
 	sl = c.lane.receive()
-	if sl.item != 2 || sl.hot == nil || sl.hot != f.entry(2) {
-		t.Fatalf("slot holds %d with entry %p; want 2 with its entry %p, in its stub's place", sl.item, sl.hot, f.entry(2))
+	if sl.item != 2 || sl.hot.Load() == nil || sl.hot.Load() != f.entry(2) {
+		t.Fatalf("slot holds %d with entry %p; want 2 with its entry %p, in its stub's place", sl.item, sl.hot.Load(), f.entry(2))
 	}
 	if !c.lane.claim(sl, 0, c.inbox.puts.Load()) {
 		t.Fatal("claim of 2 failed")

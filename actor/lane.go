@@ -74,12 +74,17 @@ const (
 type slot[T comparable] struct {
 	item  T
 	place order.Place
-	at    int64        // the taker's clock reading at its claim (shared.workTime)
-	after uint64       // the requests put before its claim (inbox.puts): it comes after them
-	hot   *hotEntry[T] // the item's filter entry, which the claim tells (filter.go)
-	idx   int          // its index in offers.all; never changes
-	num   uint64       // owner only: its number in the lane, as offered
-	state atomic.Uint32
+	at    int64  // the taker's clock reading at its claim (shared.workTime)
+	after uint64 // the requests put before its claim (inbox.puts): it comes after them
+	// hot is the item's filter entry, whose flags the claim clears
+	// (filter.go): the owner sets it as it offers the slot, and again
+	// if it gives the popped item an entry. cleared is the entry the
+	// claim cleared, written by the taker before its claim.
+	hot     atomic.Pointer[hotEntry[T]]
+	cleared *hotEntry[T]
+	idx     int    // its index in offers.all; never changes
+	num     uint64 // owner only: its number in the lane, as offered
+	state   atomic.Uint32
 }
 
 // receive takes a slot from the ring, or returns nil if there is none or
@@ -105,8 +110,8 @@ func (l *lane[T]) receive() *slot[T] {
 // reports whether it did. The taker reads the item before: the owner
 // reuses the slot once it has seen the claim.
 func (l *lane[T]) claim(sl *slot[T], at int64, after uint64) bool {
-	sl.at, sl.after = at, after
-	sl.hot.off() // before the item is processing (filter.go)
+	sl.at, sl.after, sl.cleared = at, after, sl.hot.Load()
+	sl.cleared.off() // before the item is processing (filter.go)
 	if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
 		return false
 	}

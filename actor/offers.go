@@ -137,7 +137,8 @@ func (o *offers[T]) fill() {
 			sl = &slot[T]{idx: len(o.all)}
 			o.all = append(o.all, sl)
 		}
-		sl.item, sl.place, sl.hot, sl.num = item, p, o.f.offered(item, p.Prio), o.sends
+		sl.item, sl.place, sl.num = item, p, o.sends
+		sl.hot.Store(o.f.offered(item, p.Prio))
 		o.sent = append(o.sent, sl)
 		o.sends++
 		o.last, o.changes = p, o.q.Changes()
@@ -278,21 +279,41 @@ func (o *offers[T]) see() {
 	o.dropSeen()
 }
 
-// claimOf tells the state of the claims made so far (see), and reports
-// whether item, which was popped, has been claimed, and whether that
-// claim cleared the flags of e (the item's slot held e).
+// slotOf returns the slot that offers item, popped, or nil.
+func (o *offers[T]) slotOf(item T) *slot[T] {
+	for _, sl := range o.sent {
+		if sl != nil && sl.item == item {
+			return sl
+		}
+	}
+	return nil
+}
+
+// claimOf reports whether item, popped, has been claimed, and whether
+// that claim cleared the flags of e; if it has, the state hears of the
+// claims made so far (see).
 func (o *offers[T]) claimOf(item T, e *hotEntry[T]) (claimed, cleared bool) {
 	if o == nil {
 		return false, false
 	}
-	for _, sl := range o.sent {
-		if sl != nil && sl.item == item {
-			cleared = sl.hot == e
-			break
-		}
+	sl := o.slotOf(item)
+	if sl == nil || sl.state.Load() != slotClaimed {
+		return false, false
 	}
+	cleared = sl.cleared == e // written before the claim
 	o.see()
-	return o.q.Status(item) == state.Processing, cleared
+	return true, cleared
+}
+
+// entered follows an entry e that the filter made for item, popped: its
+// slot carries e from now on, for the claim to clear.
+func (o *offers[T]) entered(item T, e *hotEntry[T]) {
+	if o == nil || e == nil {
+		return
+	}
+	if sl := o.slotOf(item); sl != nil {
+		sl.hot.Store(e)
+	}
 }
 
 // dropSeen drops the seen slots at the front of sent, keeping its array.

@@ -141,13 +141,17 @@ func (o *owner[T]) addList(l *itemList[T], at int64) {
 // fast paths in step with it.
 func (o *owner[T]) add(item T, opts state.Opts, at int64) (was state.Status) {
 	was = o.q.Add(item, opts, at)
-	o.c.filter.added(item, was != state.Absent)
+	if e := o.c.filter.added(item, was != state.Absent); was == state.Popped {
+		o.offers.entered(item, e)
+	}
 	return was
 }
 
 func (o *owner[T]) addAt(item T, due int64, opts state.Opts, at int64) {
 	o.q.AddAt(item, due, opts, at)
-	o.c.filter.added(item, false)
+	if e := o.c.filter.added(item, false); e != nil && o.q.Status(item) == state.Popped {
+		o.offers.entered(item, e)
+	}
 }
 
 func (o *owner[T]) done(item T, at int64) {
