@@ -138,7 +138,9 @@ func (o *offers[T]) fill() {
 			o.all = append(o.all, sl)
 		}
 		sl.item, sl.place, sl.num = item, p, o.sends
-		sl.hot.Store(o.f.offered(item, p.Prio))
+		if e := o.f.offered(item, p.Prio); e != nil {
+			sl.hot.Store(e) // a released slot carries none
+		}
 		o.sent = append(o.sent, sl)
 		o.sends++
 		o.last, o.changes = p, o.q.Changes()
