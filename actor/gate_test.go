@@ -4,6 +4,9 @@ import (
 	"math"
 	"testing"
 	"testing/synctest"
+	"time"
+
+	"github.com/actorq/actorq/ratelimit"
 )
 
 // TestTopPrio drives the priority gate's top directly: callers raise it, the owner
@@ -101,4 +104,42 @@ func TestLaneLowersTop(t *testing.T) {
 			t.Fatalf("GetWithPriority() = %d, %d; want 100, 5", item, prio)
 		}
 	})
+}
+
+// TestDelayedAddRaisesTop: an AddAfter with a delay, or an AddRateLimited,
+// of an item ready below 0 raises that item to 0 (controller-runtime's
+// rule), so it raises top before it returns, as an Add does: its caller's
+// next Get must not claim the item's slot at its old priority.
+func TestDelayedAddRaisesTop(t *testing.T) {
+	for _, add := range []struct {
+		name string
+		add  func(q *Queue[int], item int)
+	}{
+		{"AddAfter", func(q *Queue[int], item int) { q.AddAfter(item, time.Second) }},
+		{"AddRateLimited", func(q *Queue[int], item int) { q.AddRateLimited(item) }},
+	} {
+		t.Run(add.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				q := New(Config[int]{paths: &allPaths, RateLimiter: ratelimit.NewExponential[int](ratelimit.ExponentialConfig{Base: time.Second, Max: time.Minute})})
+				defer q.ShutDown()
+				for i := range 10 {
+					q.AddWithOpts(AddOpts{Priority: -1}, i)
+				}
+				if item, prio, _ := q.GetWithPriority(); item != 0 || prio != -1 {
+					t.Fatalf("GetWithPriority() = %d, %d; want 0, -1", item, prio)
+				}
+				synctest.Wait()
+				if !q.c.top.claimable(-1) {
+					t.Fatal("a slot at -1 is not claimable with every item at -1")
+				}
+				add.add(q, 5)
+				if q.c.top.claimable(-1) {
+					t.Fatal("a slot at -1 is claimable after a delayed add of an item ready at -1 returned")
+				}
+				if item, prio, _ := q.GetWithPriority(); item != 5 || prio != 0 {
+					t.Fatalf("GetWithPriority() = %d, %d; want 5, 0 (raised by the delayed add)", item, prio)
+				}
+			})
+		})
+	}
 }

@@ -112,7 +112,8 @@ func (q *Queue[T]) Add(item T) {
 // AddAfter adds item after the delay d, measured on the queue's clock. A d
 // of zero or less adds it at once, like [Queue.Add]. If item is already
 // waiting to be handed out, or waiting on an earlier deadline, AddAfter does
-// nothing: a delay can be shortened, never lengthened. A deadline beyond the
+// nothing but raise a priority below 0 to 0, as controller-runtime's does:
+// a delay can be shortened, never lengthened. A deadline beyond the
 // clock's range (d = math.MaxInt64, say) saturates: the item waits that
 // long. AddAfter never waits behind the delays already pending; like Add,
 // it blocks only while the inbox is full. Once shutdown has begun it does
@@ -125,11 +126,11 @@ func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 	}
 	if d <= 0 {
 		c.send(request[T]{op: opRetry, item: item, at: c.callTime(), keys: c.keysOf(item)})
-		c.top.raise(0)
-		return
+	} else {
+		at := c.since()
+		c.send(request[T]{op: opAddAt, item: item, at: at, due: deadlineAfter(at, d), keys: c.keysOf(item)})
 	}
-	at := c.since()
-	c.send(request[T]{op: opAddAt, item: item, at: at, due: deadlineAfter(at, d), keys: c.keysOf(item)})
+	c.top.raise(0) // a delayed add too may raise a ready item to 0: see gate.go
 }
 
 // AddOpts are the options of [Queue.AddWithOpts], controller-runtime's
