@@ -35,10 +35,9 @@ type inbox[T comparable] struct {
 	batch []request[T] // the owner's: the requests taken, served from next on
 	next  int
 
-	// puts counts the requests put (written under mu, read by claims
-	// without it), taken the requests taken (the owner's): a request's
-	// number in the order of requests is the puts before it, and the
-	// request take returns is number taken-1.
+	// puts counts the requests put, taken the requests taken (the
+	// owner's): a request's number in the order of requests is the puts
+	// before it, and the request take returns is number taken-1.
 	puts  atomic.Uint64
 	taken uint64
 }
@@ -83,7 +82,7 @@ func (in *inbox[T]) put(r request[T], done <-chan struct{}) bool {
 		}
 	}
 	in.reqs = append(in.reqs, r)
-	in.puts.Store(in.puts.Load() + 1) // written under the lock alone: no locked add
+	in.puts.Add(1)
 	ring := in.sleeping
 	in.sleeping = false
 	in.mu.Unlock()
