@@ -157,9 +157,9 @@
 //  7. Metrics are recorded by the owner goroutine: they reflect a call once
 //     the owner has applied it, which Len returning guarantees. Values and
 //     update instants are client-go's.
-//  8. (None since: a consumer's own Add of a ready item, made just before
-//     its Get takes that item, could run the item once more after Done.
-//     The Add's place in the order of calls now decides, as in client-go.)
+//  8. None (the number is kept, so that the others keep theirs): a
+//     consumer's own Add of a ready item, made just before its Get takes
+//     that item, is a duplicate, as in client-go.
 //  9. Additions: Items, GetContext, GetBatch, DoneBatch, and priorities,
 //     fairness, flow control per key, the starvation bound, and
 //     snapshots ([Queue.Snapshot], [NamedQueues]).

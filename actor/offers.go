@@ -307,10 +307,10 @@ func (o *offers[T]) claimOf(item T, e *hotEntry[T]) (claimed, cleared bool) {
 	return true, cleared
 }
 
-// entered follows an entry e that the filter made for item, popped: its
-// slot carries e from now on, for the claim to clear.
+// entered follows an entry e that the filter made for item, or nil: if
+// item is popped, its slot carries e from now on, for the claim to clear.
 func (o *offers[T]) entered(item T, e *hotEntry[T]) {
-	if o == nil || e == nil {
+	if o == nil || e == nil || o.q.Status(item) != state.Popped {
 		return
 	}
 	if sl := o.slotOf(item); sl != nil {

@@ -141,17 +141,13 @@ func (o *owner[T]) addList(l *itemList[T], at int64) {
 // fast paths in step with it.
 func (o *owner[T]) add(item T, opts state.Opts, at int64) (was state.Status) {
 	was = o.q.Add(item, opts, at)
-	if e := o.c.filter.added(item, was != state.Absent); was == state.Popped {
-		o.offers.entered(item, e)
-	}
+	o.offers.entered(item, o.c.filter.added(item, was != state.Absent))
 	return was
 }
 
 func (o *owner[T]) addAt(item T, due int64, opts state.Opts, at int64) {
 	o.q.AddAt(item, due, opts, at)
-	if e := o.c.filter.added(item, false); e != nil && o.q.Status(item) == state.Popped {
-		o.offers.entered(item, e)
-	}
+	o.offers.entered(item, o.c.filter.added(item, false))
 }
 
 func (o *owner[T]) done(item T, at int64) {

@@ -71,8 +71,9 @@
 //     once that goroutine has applied it, which Len returning guarantees
 //     (read metrics after a Len in tests). Values, including the time
 //     stamps of each call, and update instants are client-go's.
-//  8. (None since: a worker's own Add of a ready item, made just before its
-//     Get takes that item, could run the item once more after Done.)
+//  8. None (the number is kept, so that the others keep theirs): a
+//     worker's own Add of a ready item, made just before its Get takes
+//     that item, is a duplicate, as in client-go.
 //  9. Additions: [Extras].
 //
 // One more follows from the design contract's rule that every caller of
