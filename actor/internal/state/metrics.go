@@ -1,6 +1,7 @@
 package state
 
 import (
+	"math"
 	"time"
 
 	"github.com/actorq/actorq/actor/internal/order"
@@ -91,6 +92,14 @@ type Metrics[T comparable] struct {
 	refreshedAt    int64
 	total, longest float64
 
+	// The Dones stamped at the instant doneAt (the latest stamped so
+	// far): their items' ages then, summed and the oldest. A refresh at
+	// that instant counts them, applied before it or not: the refresh
+	// at an instant goes before the events stamped at it, as client-go's
+	// ticker does on a fake clock, so that a tie has one answer.
+	doneAt                 int64
+	doneTotal, doneLongest float64
+
 	// Per-key gauges: the keys with a series now (and before the last
 	// refresh).
 	shown, was map[string]bool
@@ -98,7 +107,7 @@ type Metrics[T comparable] struct {
 
 // NewMetrics returns the bookkeeping of the metrics in s.
 func NewMetrics[T comparable](s MetricSet) *Metrics[T] {
-	return &Metrics[T]{s: s, addTimes: make(map[T]int64), startTimes: make(map[T]int64)}
+	return &Metrics[T]{s: s, addTimes: make(map[T]int64), startTimes: make(map[T]int64), doneAt: math.MinInt64}
 }
 
 // ByPriority reports whether the depth is recorded by priority
@@ -187,6 +196,13 @@ func (m *Metrics[T]) done(item T, at int64) {
 		m.startTimes = shrunk(m.startTimes, &m.startPeak)
 		if at < m.refreshedAt { // so was t: the refresh counted it
 			m.unrefresh(seconds(m.refreshedAt - t))
+		}
+		switch age := seconds(at - t); {
+		case at > m.doneAt:
+			m.doneAt, m.doneTotal, m.doneLongest = at, age, age
+		case at == m.doneAt:
+			m.doneTotal += age
+			m.doneLongest = max(m.doneLongest, age)
 		}
 	}
 }
@@ -337,6 +353,9 @@ func deleteKey(g KeyGauge, key string) {
 // updateUnfinished sets the unfinished-work gauges at now.
 func (m *Metrics[T]) updateUnfinished(now int64) {
 	var total, oldest float64
+	if now == m.doneAt {
+		total, oldest = m.doneTotal, m.doneLongest
+	}
 	for _, t := range m.startTimes {
 		age := seconds(now - t)
 		total += age

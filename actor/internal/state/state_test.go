@@ -421,3 +421,47 @@ func drainOrder(t *testing.T, fresh, q *Queue[int], keys func(int) []string) []i
 		out = append(out, item)
 	}
 }
+
+// valueGauge keeps the last value set.
+type valueGauge struct{ v float64 }
+
+func (g *valueGauge) Set(v float64) { g.v = v }
+
+// TestRefreshTie: a refresh of the unfinished-work gauges at the instant
+// a Done is stamped counts the item as still processing, whether the
+// owner applies the Done before the refresh or after it (the refresh at
+// an instant goes before the events stamped at it, as client-go's ticker
+// does on a fake clock); a Done stamped before the refresh and applied
+// after it is taken out of the refresh.
+func TestRefreshTie(t *testing.T) {
+	p := int64(UpdatePeriod)
+	tests := []struct {
+		name                string
+		doneAt              int64
+		doneFirst           bool
+		unfinished, longest float64
+	}{
+		{"done at the refresh, applied first", p, true, 0.75, 0.5},
+		{"done at the refresh, applied after", p, false, 0.75, 0.5},
+		{"done before the refresh, applied after", p - 1, false, 0.25, 0.25},
+		{"done before the refresh, applied first", p - 1, true, 0.25, 0.25},
+	}
+	for _, tt := range tests {
+		var unfinished, longest valueGauge
+		q := New(Config[string]{Metrics: NewMetrics[string](MetricSet{Unfinished: &unfinished, LongestRunning: &longest})})
+		q.Add("a", Opts{}, 0)
+		q.Add("b", Opts{}, 0)
+		q.HandOut(0, 0)   // a, processing for 0.5s at the refresh
+		q.HandOut(p/2, 0) // b, for 0.25s
+		if tt.doneFirst {
+			q.Done("a", tt.doneAt, 0)
+			q.Refresh(p)
+		} else {
+			q.Refresh(p)
+			q.Done("a", tt.doneAt, 0)
+		}
+		if unfinished.v != tt.unfinished || longest.v != tt.longest {
+			t.Errorf("%s: unfinished %v, longest %v; want %v, %v", tt.name, unfinished.v, longest.v, tt.unfinished, tt.longest)
+		}
+	}
+}
