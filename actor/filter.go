@@ -345,18 +345,6 @@ func (f *filter[T]) offered(item T, prio int) *hotEntry[T] {
 	return e
 }
 
-// The callers' side of an entry.
-
-// mark takes the entry's sent flag for an Add that the inbox puts,
-// under its lock, so that the flag's Add has a place in the order of
-// requests. It reports whether the Add took the flag. e may be nil.
-func (e *hotEntry[T]) mark() bool { return e != nil && e.sent.CompareAndSwap(false, true) }
-
-// unmark clears the sent flag that an Add took, once the owner applied
-// (or ignored) the Add, and reports whether it was still set. e may be
-// nil.
-func (e *hotEntry[T]) unmark() bool { return e != nil && e.sent.Swap(false) }
-
 // off clears the entry's flags as its item is handed out: by the owner,
 // or by a consumer just before its claim from the lane. An Add made after
 // the hand-out must reach the owner. e may be nil.

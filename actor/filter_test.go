@@ -298,7 +298,7 @@ func TestFilterStub(t *testing.T) {
 	if got, skip := f.skip(x); skip || got != ne {
 		t.Fatalf("skip of a come-back before its Add is sent = %p, %v; want its entry, false", got, skip)
 	}
-	if !ne.mark() {
+	if !ne.sent.CompareAndSwap(false, true) {
 		t.Fatal("the come-back's Add could not take the sent flag")
 	}
 	if _, skip := f.skip(x); !skip {
@@ -307,7 +307,7 @@ func TestFilterStub(t *testing.T) {
 	if f.insert(x) != ne || f.entry(x) != ne {
 		t.Fatal("the owner does not find the entry an Add made")
 	}
-	ne.unmark()
+	ne.sent.Store(false)
 
 	// The owner makes the entry of an item whose stub is there: in the
 	// stub's place, not in the empty slot before it.

@@ -63,10 +63,11 @@ var busy = func() chan struct{} { c := make(chan struct{}); close(c); return c }
 func (in *inbox[T]) put(r request[T], done <-chan struct{}) bool {
 	in.mu.Lock()
 	switch {
-	case r.hot.mark():
-		// An Add that takes its item's sent flag: its place in the order
-		// is here. It does not wait for room: an entry has at most one
-		// such Add in the inbox, so they are bounded by the filter.
+	case r.hot != nil && r.hot.sent.CompareAndSwap(false, true):
+		// An Add that takes its item's sent flag, under the lock: its
+		// place in the order is here. It does not wait for room: an
+		// entry has at most one such Add in the inbox, so they are
+		// bounded by the filter.
 	case r.op.adds():
 		r.hot = nil // the flag was taken: the Add it marks is in the inbox
 		if !in.wait(&in.adds, addsSize, done) {
