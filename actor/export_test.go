@@ -56,3 +56,23 @@ func HasLane[T comparable](q *Queue[T]) bool { return q.c.lane != nil }
 // FairPerGet is how many items a fair queue's lane offers per Get seen
 // waiting.
 const FairPerGet = fairPerGet
+
+// SameBucket returns n ints whose filter entries share buckets of q's
+// filter, filterWays+1 to a bucket, so that giving each an entry evicts
+// another's: for the tests of eviction under load. Without the filter,
+// the ints below n.
+func SameBucket(q *Queue[int], n int) []int {
+	f := q.c.filter
+	byBucket := map[uint64][]int{}
+	var out []int
+	for i := 0; len(out) < n; i++ {
+		b := uint64(i)
+		if f != nil {
+			b = bucket(f.hash(i))
+		}
+		if byBucket[b] = append(byBucket[b], i); len(byBucket[b]) == filterWays+1 || f == nil {
+			out = append(out, byBucket[b]...)
+		}
+	}
+	return out[:n]
+}

@@ -16,10 +16,10 @@ import (
 //	noop is true only while an Add of the item at priority 0 would
 //	change nothing (it is ready, or processing and marked to run
 //	again); sent is true only while an Add that set it is in the inbox;
-//	an evicted entry (dead) is trusted by nobody; an entry in the
-//	table is of an item the queue holds, or of one that an Add on its
-//	way to the inbox brings back; a popped item's entry is the one its
-//	slot carries, or none.
+//	an evicted entry's noop is false for good (the owner sets flags
+//	only through the table); an entry in the table is of an item the
+//	queue holds, or of one that an Add on its way to the inbox brings
+//	back; a popped item's entry is the one its slot carries, or none.
 //
 // The owner sets noop after an event leaves the item ready or dirty
 // (state.Queue.NoopAdd), or as it offers the item in the lane, and clears
@@ -80,7 +80,6 @@ type hotEntry[T comparable] struct {
 	stub bool   // the trace of an item that left (see leave): never trusted, its flags never set
 	noop atomic.Bool
 	sent atomic.Bool
-	dead atomic.Bool // evicted: its flags may be stale
 }
 
 func newFilter[T comparable](q *state.Queue[T]) *filter[T] {
@@ -108,13 +107,7 @@ func (f *filter[T]) skip(item T) (*hotEntry[T], bool) {
 		}
 		return nil, false // another Add, or the owner, took the stub's place
 	}
-	if !e.noop.Load() && !e.sent.Load() {
-		return e, false
-	}
-	if e.dead.Load() { // read last: flags read before the eviction were true then
-		return nil, false
-	}
-	return e, true
+	return e, e.noop.Load() || e.sent.Load()
 }
 
 // hash returns item's hash, never 0: its bits 2 to 11 pick its bucket,
@@ -214,12 +207,11 @@ func (f *filter[T]) victim(t *[filterSize]atomic.Pointer[hotEntry[T]], b uint64)
 	return b + filterWays - 1
 }
 
-// evict makes e, an entry about to leave the table, trusted by nobody:
-// a caller that looked it up before may still hold it.
-func evict[T comparable](e *hotEntry[T]) {
-	e.dead.Store(true) // before it leaves the table: see the invariant
-	e.noop.Store(false)
-}
+// evict clears the noop flag of e, an entry about to leave the table,
+// for good: a caller that looked it up before may still hold it. Its
+// sent flag stays true only while the Add that set it is in the inbox,
+// as for any entry: that Add clears it through its request.
+func evict[T comparable](e *hotEntry[T]) { e.noop.Store(false) }
 
 // The owner's side: it keeps the flags of the items with an entry in step
 // with their states. Every method is for the owner alone, and does

@@ -11,9 +11,10 @@ import (
 
 // TestFilterTable drives the filter's table directly: an entry goes to an
 // empty slot of its bucket before it evicts anyone, then to the slot of an
-// item the queue no longer knows, then to the last; an evicted entry is
-// dead and its flags cleared, so that a caller still holding it sends its
-// Add; and skip trusts only live entries.
+// item the queue no longer knows, then to the last; an evicted entry's
+// noop flag is cleared, so that a caller still holding it sends its Add
+// unless another Add of its item is in the inbox (sent); and an item
+// whose entry was evicted has none.
 func TestFilterTable(t *testing.T) {
 	f := newFilter(state.New(state.Config[int]{}))
 	if _, skip := f.skip(1); skip {
@@ -51,11 +52,9 @@ func TestFilterTable(t *testing.T) {
 	if f.entry(same[2]) != nil || f.entry(same[4]) != e {
 		t.Fatal("insert into a full bucket did not take the slot of the item the queue forgot")
 	}
-	if !entries[2].dead.Load() || entries[2].noop.Load() {
-		t.Fatal("the evicted entry is not dead, or kept its noop flag")
+	if entries[2].noop.Load() {
+		t.Fatal("the evicted entry kept its noop flag")
 	}
-	// A caller that looked the evicted entry up before: its sent flag is
-	// stale, and it must not skip.
 	if _, skip := f.skip(same[2]); skip {
 		t.Fatal("skip of an item whose entry was evicted = true")
 	}
@@ -266,7 +265,7 @@ func TestFilterStub(t *testing.T) {
 	}
 	e.noop.Store(true)
 	f.leave(x, true)
-	if !e.dead.Load() || e.noop.Load() {
+	if e.noop.Load() {
 		t.Fatal("the entry of an item that left is not evicted")
 	}
 	if f.entry(x) != nil {
@@ -377,9 +376,6 @@ func TestFilterNothingLeft(t *testing.T) {
 		if e := tb[i].Load(); e != nil && !e.stub && e.item == 1 {
 			t.Fatalf("slot %d holds item 1 after it left the queue", i)
 		}
-	}
-	if !old.dead.Load() {
-		t.Fatal("the entry of an item that left is not dead")
 	}
 	q.Add(1) // comes back: a new entry, and a request
 	q.Add(1) // filtered: an Add is in the inbox

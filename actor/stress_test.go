@@ -111,34 +111,57 @@ func stress(t *testing.T, keys int) {
 // is processing. An Add the filter skipped wrongly shows as a key whose
 // last Add is never followed by a processing start. With more keys than
 // the filter has entries (4,096), the entries evict each other meanwhile.
+//
+// With items=same-bucket, the items' filter entries share buckets, five
+// to a bucket of four: every entry made evicts another's, while callers
+// still hold the evicted one (without the filter, 40 plain keys).
 func TestStressDuplicates(t *testing.T) {
 	for _, keys := range []int{4, 6_000} {
-		t.Run(fmt.Sprint("keys=", keys), func(t *testing.T) { stressDuplicates(t, keys) })
+		t.Run(fmt.Sprint("keys=", keys), func(t *testing.T) {
+			stressDuplicates(t, actor.New(actor.Config[int]{}), nil, keys)
+		})
 	}
+	t.Run("items=same-bucket", func(t *testing.T) {
+		q := actor.New(actor.Config[int]{})
+		stressDuplicates(t, q, actor.SameBucket(q, 40), 40)
+	})
 }
 
-func stressDuplicates(t *testing.T, keys int) {
+// stressDuplicates races producers that add keys (items[0..keys), or the
+// ints below keys if items is nil) against consumers that hold what they
+// take while the Adds arrive.
+func stressDuplicates(t *testing.T, q *actor.Queue[int], items []int, keys int) {
 	const (
 		producers = 8
 		consumers = 4
 		addsEach  = 20_000
 	)
-	q := actor.New(actor.Config[int]{})
+	if items == nil {
+		items = make([]int, keys)
+		for i := range items {
+			items[i] = i
+		}
+	}
+	index := make(map[int]int, keys)
+	for i, item := range items {
+		index[item] = i
+	}
 	h := newHistory(keys)
 	var consumersWG sync.WaitGroup
 	for range consumers {
 		consumersWG.Go(func() {
 			for {
-				k, shutdown := q.Get()
+				item, shutdown := q.Get()
 				if shutdown {
 					return
 				}
+				k := index[item]
 				h.started(k)
 				for range 20 { // hold it while Adds arrive
 					runtime.Gosched()
 				}
 				h.finished(k)
-				q.Done(k)
+				q.Done(item)
 			}
 		})
 	}
@@ -148,7 +171,7 @@ func stressDuplicates(t *testing.T, keys int) {
 			for i := range addsEach {
 				k := (i + p) % keys
 				h.adding(k)
-				q.Add(k)
+				q.Add(items[k])
 			}
 		})
 	}
