@@ -208,8 +208,8 @@ func (o *offers[T]) lower(p int) bool {
 
 // takeBack revokes every slot not claimed and returns its item to the
 // state, newest first, which undoes their pops, and takes back the slots
-// still in the ring. A claimed slot stays in sent until see finds its
-// claim.
+// still in the ring. A slot claimed before its revoke stays in sent
+// until see finds its claim: see, once more, drops the slots done with.
 func (o *offers[T]) takeBack() {
 	if o == nil || len(o.sent) == 0 {
 		return
@@ -223,7 +223,7 @@ func (o *offers[T]) takeBack() {
 			o.f.sync(sl.item)
 		}
 	}
-	o.dropSeen()
+	o.see()
 	o.l.empty(o.release) // revoked, and no consumer has them
 }
 
@@ -261,11 +261,12 @@ func (o *offers[T]) giveBack(sl *slot[T]) {
 	o.release(sl)
 }
 
-// see tells the state of every claim the takers have made so far. A
-// claim comes after the requests put before it (slot.after): the state
-// applies a request it receives later but that came before the claim as
-// if before (state.Queue), so the order in which claims are seen does not
-// matter.
+// see tells the state of every claim the takers have made so far, and
+// drops the slots done with (seen, or revoked) from the front of sent,
+// keeping its array. A claim comes after the requests put before it
+// (slot.after): the state applies a request it receives later but that
+// came before the claim as if before (state.Queue), so the order in which
+// claims are seen does not matter.
 func (o *offers[T]) see() {
 	if o == nil {
 		return
@@ -278,7 +279,16 @@ func (o *offers[T]) see() {
 			o.release(sl)
 		}
 	}
-	o.dropSeen()
+	k := 0
+	for k < len(o.sent) && o.sent[k] == nil {
+		k++
+	}
+	if k > 0 {
+		n := copy(o.sent, o.sent[k:])
+		clear(o.sent[n:])
+		o.sent = o.sent[:n]
+		o.base += uint64(k)
+	}
 }
 
 // slotOf returns the slot that offers item, popped, or nil.
@@ -298,8 +308,8 @@ func (o *offers[T]) claimOf(item T, e *hotEntry[T]) (claimed, cleared bool) {
 	if o == nil {
 		return false, false
 	}
-	sl := o.slotOf(item)
-	if sl == nil || sl.state.Load() != slotClaimed {
+	sl := o.slotOf(item) // in sent: offered or claimed, never revoked
+	if sl == nil || sl.unclaimed() {
 		return false, false
 	}
 	cleared = sl.cleared == e // written before the claim
@@ -316,21 +326,6 @@ func (o *offers[T]) entered(item T, e *hotEntry[T]) {
 	if sl := o.slotOf(item); sl != nil {
 		sl.hot.Store(e)
 	}
-}
-
-// dropSeen drops the seen slots at the front of sent, keeping its array.
-func (o *offers[T]) dropSeen() {
-	k := 0
-	for k < len(o.sent) && o.sent[k] == nil {
-		k++
-	}
-	if k == 0 {
-		return
-	}
-	n := copy(o.sent, o.sent[k:])
-	clear(o.sent[n:])
-	o.sent = o.sent[:n]
-	o.base += uint64(k)
 }
 
 // release makes sl free for another offer.
