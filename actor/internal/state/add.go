@@ -47,40 +47,46 @@ func (q *Queue[T]) add(item T, o Opts, now int64) (was Status) {
 		q.become(item, e, q.entryAt(item, e, ProcessingDirty, q.usePrioFor(o.Prio)), 0, now)
 	case Delayed, ProcessingDelayed:
 		raised := q.raises(item, e, o)
-		p := max(q.prioOf(item, e), o.Prio)
-		q.delays.Cancel(item)
-		q.m.setDelayed(q.delays.Len())
-		q.m.add(item, p, now)
-		seq := q.takePlace(item)
+		p, seq := max(q.prioOf(item, e), o.Prio), q.takePlace(item)
 		if raised {
 			seq = 0 // the back of its new priority
 		}
+		q.delays.Cancel(item)
+		q.m.setDelayed(q.delays.Len())
+		q.m.add(item, p, now)
 		st := Ready
 		if was == ProcessingDelayed {
 			st = ProcessingDirty
 		}
 		q.become(item, e, q.entryAt(item, e, st, p), seq, now)
-	default: // Ready, Popped, ProcessingDirty: a duplicate, unless it raises the priority
-		old := q.prioOf(item, e)
-		if !q.raises(item, e, o) {
-			if was == Ready {
-				q.order.Touch(item)
-			}
-			return was
-		}
-		q.m.moveDepth(old, o.Prio)
-		if was != Ready {
-			q.become(item, e, q.entryAt(item, e, was, o.Prio), 0, now)
-			return was
-		}
-		// Ready: the item takes its new place before it leaves its old
-		// one, so that its keys never look idle (with fairness by work
-		// time, an idle key starts again at its parent's virtual time).
-		oldPlace := q.placeOf(e, old, 0, now)
-		q.become(item, e, q.entryAt(item, e, was, o.Prio), 0, now)
-		q.order.Remove(item, oldPlace)
+	default: // Ready, Popped, ProcessingDirty
+		q.again(item, e, o, now)
 	}
 	return was
+}
+
+// again is an add of item, whose entry is e, that will run anyway (it
+// is ready, popped or dirty): a duplicate, unless it raises the
+// priority; then it goes to the back of its new priority.
+func (q *Queue[T]) again(item T, e entry, o Opts, now int64) {
+	was, old := e.status(), q.prioOf(item, e)
+	if !q.raises(item, e, o) {
+		if was == Ready {
+			q.order.Touch(item)
+		}
+		return
+	}
+	q.m.moveDepth(old, o.Prio)
+	if was != Ready {
+		q.become(item, e, q.entryAt(item, e, was, o.Prio), 0, now)
+		return
+	}
+	// Ready: the item takes its new place before it leaves its old one,
+	// so that its keys never look idle (with fairness by work time, an
+	// idle key starts again at its parent's virtual time).
+	oldPlace := q.placeOf(e, old, 0, now)
+	q.become(item, e, q.entryAt(item, e, was, o.Prio), 0, now)
+	q.order.Remove(item, oldPlace)
 }
 
 // arrive counts item, new to the queue and ready with entry e, and puts
