@@ -53,6 +53,8 @@ type MetricsProvider interface {
 	NewWorkDurationMetric(name string) HistogramMetric
 	// NewUnfinishedWorkSecondsMetric: sum of the ages of the items being
 	// processed, refreshed every 500ms of the queue's clock while any is.
+	// As client-go's ticker on a fake clock, a refresh counts an item
+	// whose Done is stamped at the refresh's very instant.
 	NewUnfinishedWorkSecondsMetric(name string) SettableGaugeMetric
 	// NewLongestRunningProcessorSecondsMetric: age of the oldest item being
 	// processed, refreshed with the unfinished work seconds.
