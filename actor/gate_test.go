@@ -78,6 +78,20 @@ func TestTopPrio(t *testing.T) {
 	})
 }
 
+// takeFirstOf10 adds the items 0 to 9 at priority prio, takes item 0
+// with a Get, which has the owner fill the lane from then on, and waits
+// until the owner sleeps.
+func takeFirstOf10(t *testing.T, q *Queue[int], prio int) {
+	t.Helper()
+	for i := range 10 {
+		q.AddWithOpts(AddOpts{Priority: prio}, i)
+	}
+	if item, p, _ := q.GetWithPriority(); item != 0 || p != prio {
+		t.Fatalf("GetWithPriority() = %d, %d; want 0, %d", item, p, prio)
+	}
+	synctest.Wait()
+}
+
 // TestLaneLowersTop: once nothing above the next ready item is left, the
 // owner lowers top to its priority, so that the lane offers every low item
 // at once instead of one at a time; an add above it raises top again
@@ -86,13 +100,7 @@ func TestLaneLowersTop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := New(Config[int]{paths: &allPaths})
 		defer q.ShutDown()
-		for i := range 10 {
-			q.AddWithOpts(AddOpts{Priority: -100}, i)
-		}
-		if item, prio, _ := q.GetWithPriority(); item != 0 || prio != -100 {
-			t.Fatalf("GetWithPriority() = %d, %d; want 0, -100", item, prio)
-		}
-		synctest.Wait()
+		takeFirstOf10(t, q, -100)
 		if n := q.c.lane.len(); n != 9 {
 			t.Fatalf("slots in the lane = %d; want 9 (top lowered to -100)", n)
 		}
@@ -122,13 +130,7 @@ func TestDelayedAddRaisesTop(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				q := New(Config[int]{paths: &allPaths, RateLimiter: ratelimit.NewExponential[int](ratelimit.ExponentialConfig{Base: time.Second, Max: time.Minute})})
 				defer q.ShutDown()
-				for i := range 10 {
-					q.AddWithOpts(AddOpts{Priority: -1}, i)
-				}
-				if item, prio, _ := q.GetWithPriority(); item != 0 || prio != -1 {
-					t.Fatalf("GetWithPriority() = %d, %d; want 0, -1", item, prio)
-				}
-				synctest.Wait()
+				takeFirstOf10(t, q, -1)
 				if !q.c.top.claimable(-1) {
 					t.Fatal("a slot at -1 is not claimable with every item at -1")
 				}
