@@ -26,10 +26,11 @@ func (o *owner[T]) serve(r *request[T], seq uint64, first bool) {
 		// it), a consumer may have claimed the item since. A claim that
 		// cleared this flag made the Adds after it send requests of
 		// their own, so this add's place alone decides: it is applied
-		// again once the state has heard of the claim. A claim that cleared another entry (the
-		// item's entry was replaced while it was popped) did not, and
-		// Adds after it may have counted on this one: the item is added
-		// after the claim, so that it runs again after its Done.
+		// again once the state has heard of the claim. A claim that
+		// cleared another entry (the item's entry was replaced while it
+		// was popped) did not, and Adds after it may have counted on
+		// this one: the item is added after the claim, so that it runs
+		// again after its Done.
 		if r.hot != nil && r.hot.sent.Swap(false) && was == state.Popped {
 			if claimed, cleared := o.offers.claimOf(r.item, r.hot); claimed {
 				if !cleared {
