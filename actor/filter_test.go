@@ -137,7 +137,7 @@ func TestFilterAddAroundClaim(t *testing.T) {
 				q.Add(1) // sets sent again: its request is after the claim
 			}
 			sl.after = after // then the claim
-			if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
+			if !sl.taken.CompareAndSwap(false, true) {
 				t.Fatal("claim failed")
 			}
 			r, seq, first := c.inbox.take()

@@ -68,7 +68,7 @@ func (in *inbox[T]) put(r request[T], done <-chan struct{}) bool {
 		// place in the order is here. It does not wait for room: an
 		// entry has at most one such Add in the inbox, so they are
 		// bounded by the filter.
-	case r.op.adds():
+	case r.op <= opAddList: // an add of any kind
 		r.hot = nil // the flag was taken: the Add it marks is in the inbox
 		if !in.wait(&in.adds, addsSize, done) {
 			return false

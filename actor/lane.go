@@ -59,14 +59,6 @@ const (
 	maxSlots = 1024
 )
 
-// A slot's state: offered (the zero value, from the owner's release)
-// until a taker claims it or the owner revokes it, whichever comes first.
-const (
-	slotOffered uint32 = iota
-	slotClaimed
-	slotRevoked // taken back: no one may claim it
-)
-
 // slot carries one item through the lane. The owner writes it before it
 // puts it in the ring; the taker reads it, writes at and after, and
 // claims it; the owner reuses it once it has seen the claim, or has the
@@ -84,7 +76,10 @@ type slot[T comparable] struct {
 	cleared *hotEntry[T]
 	idx     int    // its index in offers.all; never changes
 	num     uint64 // owner only: its number in the lane, as offered
-	state   atomic.Uint32
+	// taken is false while the slot is offered (from the owner's
+	// release) and set by whoever comes first: a taker's claim, or the
+	// owner's revoke. The claim bit says which.
+	taken atomic.Bool
 }
 
 // receive takes a slot from the ring, or returns nil if there is none or
@@ -112,7 +107,7 @@ func (l *lane[T]) receive() *slot[T] {
 func (l *lane[T]) claim(sl *slot[T], at int64, after uint64) bool {
 	sl.at, sl.after, sl.cleared = at, after, sl.hot.Load()
 	sl.cleared.off() // before the item is processing (filter.go)
-	if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
+	if !sl.taken.CompareAndSwap(false, true) {
 		return false
 	}
 	l.claims[sl.idx/64].Or(1 << (sl.idx % 64))
@@ -140,12 +135,12 @@ func (l *lane[T]) len() int { return int(l.tail.Load() - l.head.Load()) }
 // revoke takes sl back, unless a taker claimed it first, and reports
 // whether it did.
 func (sl *slot[T]) revoke() bool {
-	return sl.state.CompareAndSwap(slotOffered, slotRevoked)
+	return sl.taken.CompareAndSwap(false, true)
 }
 
 // unclaimed reports whether sl is still offered: neither claimed nor
 // revoked.
-func (sl *slot[T]) unclaimed() bool { return sl.state.Load() == slotOffered }
+func (sl *slot[T]) unclaimed() bool { return !sl.taken.Load() }
 
 // empty takes every slot left in the ring and calls f with each.
 func (l *lane[T]) empty(f func(*slot[T])) {

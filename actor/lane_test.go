@@ -133,8 +133,8 @@ func failedClaim(t *testing.T) (q *Queue[int], stale int) {
 	if items, _ := q.GetBatch(make([]int, 0, 8)); !slices.Equal(items, []int{1, 2}) {
 		t.Fatalf("GetBatch() = %v; want [1 2]", items)
 	}
-	if st := sl.state.Load(); st != slotRevoked {
-		t.Fatalf("slot state = %d after GetBatch; want revoked (%d)", st, slotRevoked)
+	if sl.unclaimed() {
+		t.Fatal("slot offered after GetBatch; want revoked")
 	}
 	synctest.Wait()
 	if n := q.c.lane.len(); n != 0 {

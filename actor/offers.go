@@ -27,9 +27,9 @@ type offers[T comparable] struct {
 
 	all     []*slot[T] // every slot made, by index
 	free    []*slot[T]
-	sent    []*slot[T] // offered, oldest first, not yet seen claimed or taken back (nil: seen)
-	base    uint64     // the number of the slot at sent[0]: slots are numbered as offered
-	sends   uint64     // the slots offered so far
+	unseen  []*slot[T] // offered, oldest first, not yet seen claimed or taken back (nil: seen)
+	base    uint64     // the number of the slot at unseen[0]: slots are numbered as offered
+	total   uint64     // the slots offered so far
 	last    order.Place
 	floor   int    // top is at least floor
 	changes uint64 // with fairness: the state's Changes as of the last offer
@@ -57,7 +57,8 @@ func newOffers[T comparable](cfg Config[T], o *owner[T]) *offers[T] {
 // before it was put (every request of a batch was put before the batch
 // was taken); an add raises top to its priority (a delayed one's too: a
 // deadline passing is no request a Get waits behind), and takes the lane
-// back if that is above what it offers.
+// back if that is above what it offers (or one of the items it offers is
+// the item added, raised).
 func (o *offers[T]) prepare(first bool, r *request[T]) {
 	if o == nil {
 		return
@@ -66,28 +67,48 @@ func (o *offers[T]) prepare(first bool, r *request[T]) {
 		o.see()
 		o.gets = 0
 	}
+	var p int
 	switch r.op {
 	case opGet:
 		o.gets++
+		return
 	case opAdd, opRetry, opAddAt:
-		o.raise(int(r.prio))
+		p = int(r.prio)
 	case opAddList:
-		o.raise(r.list.prio)
+		p = r.list.prio
+	default:
+		return
+	}
+	if p > o.floor {
+		o.top.raise(p)
+		o.floor = p
+	}
+	if len(o.unseen) > 0 && p > o.last.Prio {
+		o.takeBack()
 	}
 }
 
-// asked records a call that asks the owner for items: a Get (one item)
-// keeps the lane filled from now on, a GetBatch stops it, since it has no
-// use for it; waiting is the number of calls then waiting. A caller of a
-// Get or GetBatch is blocked until its call is answered, so calls
-// waiting together, or put in one inbox batch (each answered after the
-// batch was taken), have as many callers: that many consumers contend.
-func (o *offers[T]) asked(one bool, waiting int) {
+// asked is the event of a call w that asks the owner for items, waiting
+// being the number of calls then waiting. A Get gives back the slot it
+// received and could not claim (revoked, or below top), if any. A Get
+// (one item) keeps the lane filled from now on, a GetBatch stops it,
+// since it has no use for it. A caller of a Get or GetBatch is blocked
+// until its call is answered, so calls waiting together, or put in one
+// inbox batch (each answered after the batch was taken), have as many
+// callers: that many consumers contend.
+func (o *offers[T]) asked(w *waiter[T], waiting int) {
 	if o == nil {
 		return
 	}
-	o.wanted = one
-	if o.fair && one {
+	if sl := w.slot; sl != nil {
+		w.slot = nil
+		if sl.unclaimed() {
+			o.takeBack() // revokes sl, and returns its item
+		}
+		o.release(sl)
+	}
+	o.wanted = w.get
+	if o.fair && w.get {
 		o.asking = max(o.asking, waiting, o.gets)
 	}
 }
@@ -119,7 +140,7 @@ func (o *offers[T]) fill() {
 	if o.fair {
 		limit = min(o.asking*fairPerGet, o.limit)
 	}
-	n, now := len(o.sent), o.c.popTime()
+	n, now := len(o.unseen), o.c.popTime()
 	for room := limit - o.l.len(); room > 0 && (len(o.free) > 0 || len(o.all) < maxSlots); room-- {
 		item, p, ok := o.q.Pop(now)
 		if !ok {
@@ -129,7 +150,7 @@ func (o *offers[T]) fill() {
 			o.q.Return(item, p, now) // below an add that may be on its way: Gets ask the owner
 			break
 		}
-		// A free slot is offered (slotOffered, zero) from its release.
+		// A free slot is offered (taken is false) from its release.
 		var sl *slot[T]
 		if k := len(o.free); k > 0 {
 			sl, o.free = o.free[k-1], o.free[:k-1]
@@ -137,27 +158,30 @@ func (o *offers[T]) fill() {
 			sl = &slot[T]{idx: len(o.all)}
 			o.all = append(o.all, sl)
 		}
-		sl.item, sl.place, sl.num = item, p, o.sends
+		sl.item, sl.place, sl.num = item, p, o.total
 		if e := o.f.offered(item, p.Prio); e != nil {
 			sl.hot.Store(e) // a released slot carries none
 		}
-		o.sent = append(o.sent, sl)
-		o.sends++
+		o.unseen = append(o.unseen, sl)
+		o.total++
 		o.last, o.changes = p, o.q.Changes()
 	}
-	o.l.put(o.sent[n:])
+	o.l.put(o.unseen[n:])
 }
 
 // keepOrder takes the lane back if what it offers might no longer come
 // first: an item became ready at a higher priority than the last one
 // offered or ahead of it in its priority, or, with fairness, the state's
 // count of items that may go before popped ones changed (a key joined the
-// turns, or an item took a place before items of its key).
+// turns, or an item took a place before items of its key). It leaves the
+// gate alone: the gate guards adds on their way, and each raised it
+// (prepare).
 func (o *offers[T]) keepOrder() {
-	if len(o.sent) == 0 {
+	if len(o.unseen) == 0 {
 		return
 	}
-	if p, ok := o.q.TopPrio(); ok && o.raise(p) {
+	if p, ok := o.q.TopPrio(); ok && p > o.last.Prio {
+		o.takeBack()
 		return
 	}
 	if o.fair {
@@ -171,21 +195,6 @@ func (o *offers[T]) keepOrder() {
 	}
 }
 
-// raise makes top at least p. If p is above the last item the lane
-// offers, the items it offers no longer come first (or one is the item
-// added, raised): it takes the lane back, and reports whether it did.
-func (o *offers[T]) raise(p int) bool {
-	if p > o.floor {
-		o.top.raise(p)
-		o.floor = p
-	}
-	if len(o.sent) == 0 || p <= o.last.Prio {
-		return false
-	}
-	o.takeBack()
-	return true
-}
-
 // lower lowers top to p, the priority of the next item, if nothing the
 // owner cannot see may be above it: a request in the inbox, an item added
 // again while processing or delayed (whose priorities it does not track),
@@ -194,7 +203,7 @@ func (o *offers[T]) lower(p int) bool {
 	if o.q.Dirty() > 0 || o.q.Delayed() > 0 || !o.c.inbox.quiet() {
 		return false
 	}
-	for _, sl := range o.sent {
+	for _, sl := range o.unseen {
 		if sl != nil && sl.place.Prio > p && sl.unclaimed() {
 			return false
 		}
@@ -208,17 +217,17 @@ func (o *offers[T]) lower(p int) bool {
 
 // takeBack revokes every slot not claimed and returns its item to the
 // state, newest first, which undoes their pops, and takes back the slots
-// still in the ring. A slot claimed before its revoke stays in sent
+// still in the ring. A slot claimed before its revoke stays in unseen
 // until see finds its claim: see, once more, drops the slots done with.
 func (o *offers[T]) takeBack() {
-	if o == nil || len(o.sent) == 0 {
+	if o == nil || len(o.unseen) == 0 {
 		return
 	}
 	o.see()
 	now := o.c.popTime()
-	for i := len(o.sent) - 1; i >= 0; i-- {
-		if sl := o.sent[i]; sl != nil && sl.revoke() {
-			o.sent[i] = nil
+	for i := len(o.unseen) - 1; i >= 0; i-- {
+		if sl := o.unseen[i]; sl != nil && sl.revoke() {
+			o.unseen[i] = nil
 			o.q.Return(sl.item, sl.place, now)
 			o.f.sync(sl.item)
 		}
@@ -249,20 +258,8 @@ func (o *offers[T]) handOver(at int64, seq uint64) (item T, p order.Place, ok bo
 	return zero, order.Place{}, false
 }
 
-// giveBack is the event of a consumer giving back sl, which it received
-// but could not claim: revoked, or below top.
-func (o *offers[T]) giveBack(sl *slot[T]) {
-	if o == nil || sl == nil {
-		return
-	}
-	if sl.unclaimed() {
-		o.takeBack() // revokes sl, and returns its item
-	}
-	o.release(sl)
-}
-
 // see tells the state of every claim the takers have made so far, and
-// drops the slots done with (seen, or revoked) from the front of sent,
+// drops the slots done with (seen, or revoked) from the front of unseen,
 // keeping its array. A claim comes after the requests put before it
 // (slot.after): the state applies a request it receives later but that
 // came before the claim as if before (state.Queue), so the order in which
@@ -274,26 +271,26 @@ func (o *offers[T]) see() {
 	for w := range (len(o.all) + 63) / 64 {
 		for x := o.l.takeClaims(w); x != 0; x &= x - 1 {
 			sl := o.all[w*64+bits.TrailingZeros64(x)]
-			o.sent[sl.num-o.base] = nil
+			o.unseen[sl.num-o.base] = nil
 			o.q.Received(sl.item, sl.place, sl.at, sl.after)
 			o.release(sl)
 		}
 	}
 	k := 0
-	for k < len(o.sent) && o.sent[k] == nil {
+	for k < len(o.unseen) && o.unseen[k] == nil {
 		k++
 	}
 	if k > 0 {
-		n := copy(o.sent, o.sent[k:])
-		clear(o.sent[n:])
-		o.sent = o.sent[:n]
+		n := copy(o.unseen, o.unseen[k:])
+		clear(o.unseen[n:])
+		o.unseen = o.unseen[:n]
 		o.base += uint64(k)
 	}
 }
 
 // slotOf returns the slot that offers item, popped, or nil.
 func (o *offers[T]) slotOf(item T) *slot[T] {
-	for _, sl := range o.sent {
+	for _, sl := range o.unseen {
 		if sl != nil && sl.item == item {
 			return sl
 		}
@@ -308,7 +305,7 @@ func (o *offers[T]) claimOf(item T, e *hotEntry[T]) (claimed, cleared bool) {
 	if o == nil {
 		return false, false
 	}
-	sl := o.slotOf(item) // in sent: offered or claimed, never revoked
+	sl := o.slotOf(item) // in unseen: offered or claimed, never revoked
 	if sl == nil || sl.unclaimed() {
 		return false, false
 	}

@@ -29,9 +29,6 @@ const (
 	opSnapshot           // answer w with a snapshot of up to w.snapN items of each state
 )
 
-// adds reports whether requests of kind o add items.
-func (o op) adds() bool { return o <= opAddList }
-
 // request is a message to the owner goroutine.
 type request[T comparable] struct {
 	op   op

@@ -92,9 +92,7 @@ func (o *owner[T]) handOutAt() int64 {
 // get serves a Get or GetBatch: w waits for items, behind the calls
 // already waiting.
 func (o *owner[T]) get(w *waiter[T]) {
-	o.offers.giveBack(w.slot) // a slot the Get could not claim, or nil
-	w.slot = nil
-	o.offers.asked(w.get, len(o.waiting)+1)
+	o.offers.asked(w, len(o.waiting)+1)
 	o.serveDue() // an item due now is ready for this call
 	if w.get && len(o.waiting) == 0 {
 		// What the lane offers goes first: its oldest item, if the lane
