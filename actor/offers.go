@@ -21,7 +21,6 @@ type offers[T comparable] struct {
 	f     *filter[T] // or nil
 	top   *topPrio
 	c     *shared[T]
-	limit int  // the most items offered at once
 	fair  bool // fairness: offer fairPerGet items per consumer asking
 	atAdd bool // RequeueAtAdd
 
@@ -31,7 +30,6 @@ type offers[T comparable] struct {
 	base    uint64     // the number of the slot at unseen[0]: slots are numbered as offered
 	total   uint64     // the slots offered so far
 	last    order.Place
-	floor   int    // top is at least floor
 	changes uint64 // with fairness: the state's Changes as of the last offer
 	wanted  bool   // a Get found the lane empty: keep it filled
 	asking  int    // with fairness: the most Gets seen under way at once (asked)
@@ -48,7 +46,7 @@ const fairPerGet = 4
 func newOffers[T comparable](cfg Config[T], o *owner[T]) *offers[T] {
 	return &offers[T]{
 		l: &lane[T]{}, q: o.q, f: o.c.filter, top: &topPrio{}, c: o.c,
-		limit: laneSize, fair: cfg.Fairness != nil, atAdd: cfg.Requeue == RequeueAtAdd,
+		fair: cfg.Fairness != nil, atAdd: cfg.Requeue == RequeueAtAdd,
 	}
 }
 
@@ -79,10 +77,7 @@ func (o *offers[T]) prepare(first bool, r *request[T]) {
 	default:
 		return
 	}
-	if p > o.floor {
-		o.top.raise(p)
-		o.floor = p
-	}
+	o.top.raise(p)
 	if len(o.unseen) > 0 && p > o.last.Prio {
 		o.takeBack()
 	}
@@ -136,9 +131,9 @@ func (o *offers[T]) fill() {
 		// owner.
 		return
 	}
-	limit := o.limit
+	limit := laneSize
 	if o.fair {
-		limit = min(o.asking*fairPerGet, o.limit)
+		limit = min(o.asking*fairPerGet, laneSize)
 	}
 	n, now := len(o.unseen), o.c.popTime()
 	for room := limit - o.l.len(); room > 0 && (len(o.free) > 0 || len(o.all) < maxSlots); room-- {
@@ -208,11 +203,7 @@ func (o *offers[T]) lower(p int) bool {
 			return false
 		}
 	}
-	if !o.top.lower(p, o.c.inbox.quiet) {
-		return false
-	}
-	o.floor = p
-	return true
+	return o.top.lower(p, o.c.inbox.quiet)
 }
 
 // takeBack revokes every slot not claimed and returns its item to the
