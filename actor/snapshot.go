@@ -116,21 +116,22 @@ func (i ItemInfo[T]) String() string {
 // returns. After shutdown it answers from what is left. It is safe for
 // concurrent use, and blocks until the owner answers.
 func (q *Queue[T]) Snapshot(n int) Snapshot[T] {
-	c := q.c
+	return snapshotOf(q.c, n, func(item T) T { return item })
+}
+
+// snapshotOf is Snapshot of the queue whose shared part is c, with each
+// item as as gives it: itself, or an any for the registry. It turns the
+// core's snapshot into the public one, asking the rate limiter for each
+// item's requeues.
+func snapshotOf[T, U comparable](c *shared[T], n int, as func(T) U) Snapshot[U] {
 	w := c.waiter()
 	w.snapN = max(n, 0)
 	c.post(request[T]{op: opSnapshot, w: w})
 	c.await(w)
-	s := w.snap
+	s, at := w.snap, c.since()
 	w.snap = state.Snapshot[T]{}
 	c.release(w)
-	return c.snapshot(s, c.since())
-}
-
-// snapshot turns the core's snapshot s, taken at instant at, into the
-// public one, asking the rate limiter for each item's requeues.
-func (c *shared[T]) snapshot(s state.Snapshot[T], at int64) Snapshot[T] {
-	out := Snapshot[T]{
+	out := Snapshot[U]{
 		Name:         c.name,
 		ID:           c.id,
 		Taken:        c.epoch.Add(time.Duration(at)),
@@ -143,9 +144,26 @@ func (c *shared[T]) snapshot(s state.Snapshot[T], at int64) Snapshot[T] {
 	for _, p := range s.ByPrio {
 		out.ReadyByPriority = append(out.ReadyByPriority, PriorityCount{p.Prio, p.N})
 	}
-	out.ReadyItems = c.itemInfos(s.ReadyItems, at)
-	out.ProcessingItems = c.itemInfos(s.ProcessingItems, at)
-	out.DelayedItems = c.itemInfos(s.DelayedItems, at)
+	infos := func(items []state.ItemSnapshot[T]) []ItemInfo[U] {
+		infos := make([]ItemInfo[U], len(items))
+		for i, it := range items {
+			infos[i] = ItemInfo[U]{
+				Item:     as(it.Item),
+				State:    stateName(it.Status),
+				Priority: it.Prio,
+				Keys:     it.Keys,
+				Requeues: c.limiter.NumRequeues(it.Item),
+			}
+			if it.Known {
+				infos[i].Age = time.Duration(max(at-it.Since, 0))
+			}
+			if it.Status == state.Delayed || it.Status == state.ProcessingDelayed {
+				infos[i].Deadline = c.epoch.Add(time.Duration(it.Deadline))
+			}
+		}
+		return infos
+	}
+	out.ReadyItems, out.ProcessingItems, out.DelayedItems = infos(s.ReadyItems), infos(s.ProcessingItems), infos(s.DelayedItems)
 	for _, h := range s.HeldKeys {
 		hk := HeldKey{Keys: h.Path, Why: h.Why}
 		if h.Why != "cap" {
@@ -154,26 +172,6 @@ func (c *shared[T]) snapshot(s state.Snapshot[T], at int64) Snapshot[T] {
 		out.HeldKeys = append(out.HeldKeys, hk)
 	}
 	return out
-}
-
-func (c *shared[T]) itemInfos(items []state.ItemSnapshot[T], at int64) []ItemInfo[T] {
-	infos := make([]ItemInfo[T], len(items))
-	for i, it := range items {
-		infos[i] = ItemInfo[T]{
-			Item:     it.Item,
-			State:    stateName(it.Status),
-			Priority: it.Prio,
-			Keys:     it.Keys,
-			Requeues: c.limiter.NumRequeues(it.Item),
-		}
-		if it.Known {
-			infos[i].Age = time.Duration(max(at-it.Since, 0))
-		}
-		if it.Status == state.Delayed || it.Status == state.ProcessingDelayed {
-			infos[i].Deadline = c.epoch.Add(time.Duration(it.Deadline))
-		}
-	}
-	return infos
 }
 
 // The registry of named queues: every queue made with a Config.Name, from
@@ -236,7 +234,7 @@ func (c *shared[T]) register(name string) {
 	id := nextID.Add(1)
 	c.name, c.id = name, id
 	nq := namedQueue{name: name, id: id, bubbled: inBubble(), snapshot: func(n int) Snapshot[any] {
-		return anySnapshot((&Queue[T]{c: c}).Snapshot(n))
+		return snapshotOf(c, n, func(item T) any { return item })
 	}}
 	registry.Lock()
 	registry.queues = append(registry.queues, nq)
@@ -251,25 +249,6 @@ func (c *shared[T]) unregister() {
 	registry.Lock()
 	defer registry.Unlock()
 	registry.queues = slices.DeleteFunc(registry.queues, func(q namedQueue) bool { return q.id == c.id })
-}
-
-func anySnapshot[T comparable](s Snapshot[T]) Snapshot[any] {
-	out := Snapshot[any]{
-		Name: s.Name, ID: s.ID, Taken: s.Taken, ShuttingDown: s.ShuttingDown,
-		Ready: s.Ready, ReadyByPriority: s.ReadyByPriority,
-		Processing: s.Processing, AddedAgain: s.AddedAgain, Delayed: s.Delayed,
-		HeldKeys: s.HeldKeys,
-	}
-	conv := func(items []ItemInfo[T]) []ItemInfo[any] {
-		o := make([]ItemInfo[any], len(items))
-		for i, it := range items {
-			o[i] = ItemInfo[any]{Item: it.Item, State: it.State, Priority: it.Priority, Keys: it.Keys,
-				Age: it.Age, Requeues: it.Requeues, Deadline: it.Deadline}
-		}
-		return o
-	}
-	out.ReadyItems, out.ProcessingItems, out.DelayedItems = conv(s.ReadyItems), conv(s.ProcessingItems), conv(s.DelayedItems)
-	return out
 }
 
 // stateName is the name of an item's state in a snapshot: an item on its
