@@ -127,11 +127,11 @@ func (c *shared[T]) ask(buf []T, sl *slot[T], cancel <-chan struct{}) *waiter[T]
 	}
 	c.post(request[T]{op: opGet, w: w, at: c.callTime()})
 	if cancel == nil {
-		<-w.ready // post saw to it that the request is served
+		<-w.reply // post saw to it that the request is served
 		return w
 	}
 	select {
-	case <-w.ready:
+	case <-w.reply:
 		return w
 	case <-cancel:
 		c.send(request[T]{op: opCancel, w: w}) // if the owner has ended, it answered w
@@ -146,18 +146,18 @@ func (c *shared[T]) ask(buf []T, sl *slot[T], cancel <-chan struct{}) *waiter[T]
 // the inbox (withRest does, so await does it if nobody has).
 func (c *shared[T]) await(w *waiter[T]) {
 	select {
-	case <-w.ready:
+	case <-w.reply:
 	case <-c.done:
 		c.withRest(func(*owner[T]) {})
-		<-w.ready
+		<-w.reply
 	}
 }
 
 // waiter returns a waiter from the pool.
 func (c *shared[T]) waiter() *waiter[T] { return c.waiters.Get().(*waiter[T]) }
 
-// release returns an answered waiter to the pool.
-func (c *shared[T]) release(w *waiter[T]) {
+// recycle clears an answered waiter and returns it to the pool.
+func (c *shared[T]) recycle(w *waiter[T]) {
 	var zero T
 	w.items, w.one[0], w.n, w.shutdown, w.canceled, w.get, w.slot = nil, zero, 0, false, false, false, nil
 	c.waiters.Put(w)

@@ -65,7 +65,7 @@ func (q *Queue[T]) GetBatch(buf []T) (items []T, shutdown bool) {
 	}
 	w := q.c.ask(buf[:0], nil, nil)
 	items, shutdown = w.items, w.shutdown
-	q.c.release(w)
+	q.c.recycle(w)
 	return items, shutdown
 }
 
@@ -128,6 +128,6 @@ func (c *shared[T]) get(cancel <-chan struct{}) (item T, prio int, got, canceled
 		item, prio, got = w.items[0], w.prio, true
 	}
 	canceled = w.canceled
-	c.release(w)
+	c.recycle(w)
 	return item, prio, got, canceled
 }

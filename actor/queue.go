@@ -59,7 +59,7 @@ func newOwner[T comparable](cfg Config[T]) *owner[T] {
 		checkItems: mayHoldUnhashable(reflect.TypeFor[T]()),
 		seed:       maphash.MakeSeed(),
 	}
-	c.waiters.New = func() any { return &waiter[T]{ready: make(chan struct{}, 1)} }
+	c.waiters.New = func() any { return &waiter[T]{reply: make(chan struct{}, 1)} }
 	c.lists.New = func() any { return &itemList[T]{home: &c.lists} }
 	m := newMetrics[T](cfg.Name, cfg.MetricsProvider, cfg.Fairness != nil && cfg.Storage == nil, cfg.KeyMetricsLimit)
 	sc := state.Config[T]{Metrics: m, Requeue: state.Requeue(cfg.Requeue)}
@@ -250,7 +250,7 @@ func (q *Queue[T]) Len() int {
 	c.post(request[T]{op: opLen, w: w})
 	c.await(w)
 	n := w.n
-	c.release(w)
+	c.recycle(w)
 	return n
 }
 
@@ -303,7 +303,7 @@ func (c *shared[T]) setKeyLimit(l state.KeyLimit, pause int64) {
 	c.post(request[T]{op: opLimit, w: w})
 	c.await(w)
 	w.limit = state.KeyLimit{}
-	c.release(w)
+	c.recycle(w)
 }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.

@@ -68,7 +68,7 @@ func (l *itemList[T]) recycle() {
 
 // A waiter is a call that waits for the owner goroutine's answer: Len,
 // GetBatch, and Get when it asks the owner. The caller sends it in a
-// request and receives on ready; the owner (or, after it ended, the caller
+// request and receives on reply; the owner (or, after it ended, the caller
 // holding the state) answers exactly once. Waiters are reused, so a caller
 // must take the answer before it returns its waiter to the pool.
 type waiter[T comparable] struct {
@@ -84,8 +84,8 @@ type waiter[T comparable] struct {
 	pause    int64             // opLimit: noDeadline, or pause limit.Keys until this instant
 	snapN    int               // opSnapshot: the items of each state asked for
 	snap     state.Snapshot[T] // opSnapshot: the answer
-	ready    chan struct{}
+	reply    chan struct{}     // answer sends on it, the caller receives
 }
 
 // answer wakes the caller. It never blocks: each waiter is answered once.
-func (w *waiter[T]) answer() { w.ready <- struct{}{} }
+func (w *waiter[T]) answer() { w.reply <- struct{}{} }

@@ -130,7 +130,7 @@ func snapshotOf[T, U comparable](c *shared[T], n int, as func(T) U) Snapshot[U] 
 	c.await(w)
 	s, at := w.snap, c.since()
 	w.snap = state.Snapshot[T]{}
-	c.release(w)
+	c.recycle(w)
 	out := Snapshot[U]{
 		Name:         c.name,
 		ID:           c.id,
