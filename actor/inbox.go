@@ -138,6 +138,7 @@ func (in *inbox[T]) take() (r *request[T], seq uint64, first bool) {
 		in.mu.Lock()
 		in.batch, in.reqs = in.reqs, in.batch[:0]
 		in.adds, in.others = 0, 0
+		in.sleeping = false // awake: the owner serves what it took before it sleeps again
 		if in.room != nil {
 			close(in.room)
 			in.room = nil
@@ -169,8 +170,9 @@ func (in *inbox[T]) quiet() bool { return in.len() == 0 }
 // them), or a closed channel if some are there already. A batch served to
 // its end is cleared first: a round can end on a batch's last request
 // (roundSize of them) without a take after it, and the owner must not
-// sleep on requests that keep their items. The owner calls woke once its
-// select returns.
+// sleep on requests that keep their items. The next take, which starts
+// every round, marks the owner awake again: until then a put rings the
+// bell once more, which at worst wakes the owner for nothing.
 func (in *inbox[T]) idle() <-chan struct{} {
 	if in.next == len(in.batch) && in.next > 0 {
 		clear(in.batch)
@@ -183,10 +185,4 @@ func (in *inbox[T]) idle() <-chan struct{} {
 	}
 	in.sleeping = true
 	return in.bell
-}
-
-func (in *inbox[T]) woke() {
-	in.mu.Lock()
-	in.sleeping = false
-	in.mu.Unlock()
 }

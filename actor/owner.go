@@ -109,7 +109,6 @@ func (o *owner[T]) wait() (quit bool) {
 			o.refresh()
 		}
 	}
-	o.c.inbox.woke()
 	o.unstage()
 	if !o.drained && o.c.draining.Load() {
 		o.startDrain()
