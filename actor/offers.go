@@ -27,8 +27,7 @@ type offers[T comparable] struct {
 	all     []*slot[T] // every slot made, by index
 	free    []*slot[T]
 	unseen  []*slot[T] // offered, oldest first, not yet seen claimed or taken back (nil: seen)
-	base    uint64     // the number of the slot at unseen[0]: slots are numbered as offered
-	total   uint64     // the slots offered so far
+	base    uint64     // the number of the slot at unseen[0]: slots are numbered as offered, unseen[i] is base+i
 	last    order.Place
 	changes uint64 // with fairness: the state's Changes as of the last offer
 	wanted  bool   // a Get found the lane empty: keep it filled
@@ -153,12 +152,11 @@ func (o *offers[T]) fill() {
 			sl = &slot[T]{idx: len(o.all)}
 			o.all = append(o.all, sl)
 		}
-		sl.item, sl.place, sl.num = item, p, o.total
+		sl.item, sl.place, sl.num = item, p, o.base+uint64(len(o.unseen))
 		if e := o.f.offered(item, p.Prio); e != nil {
 			sl.hot.Store(e) // a released slot carries none
 		}
 		o.unseen = append(o.unseen, sl)
-		o.total++
 		o.last, o.changes = p, o.q.Changes()
 	}
 	o.l.put(o.unseen[n:])
