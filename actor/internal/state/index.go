@@ -9,21 +9,17 @@ import "hash/maphash"
 //
 //	every item in the table is reached by probing from its home slot
 //	(its hash, masked) without meeting an empty slot, and at most three
-//	quarters of the slots are full; dist notes how far each item is
-//	from its home, or farDist, which says nothing.
+//	quarters of the slots are full.
 //
 // So an operation looks at a few slots on average, however many items
 // came and went before: a Go map, whose deletions leave tombstones until
 // it grows, probes further and further under a queue's churn of distinct
-// items. A deletion moves back the items after it that may fill the
-// hole, which it tells by their distances (dist), without hashing them
-// again. An entry of 0 (Absent) marks an empty slot. The table grows by
+// items. An entry of 0 (Absent) marks an empty slot. The table grows by
 // doubling, and is made anew once it empties after holding shrinkFloor
 // items or more, as the maps of the queue are (shrunk).
 type index[T comparable, V any] struct {
 	seed  maphash.Seed
 	slots []islot[T, V] // a power of two of them (at most 1<<32), or none
-	dist  []uint8       // per slot: how far its item is from its home slot, or farDist
 	n     int
 	peak  int // the most items held since the table was last made
 }
@@ -39,10 +35,6 @@ type islot[T comparable, V any] struct {
 
 // minSlots is the size of a table when it is first needed.
 const minSlots = 8
-
-// farDist is what dist notes of an item that far from its home or
-// farther: its distance is found by hashing it again.
-const farDist = 255
 
 func newIndex[T comparable, V any]() index[T, V] { return index[T, V]{seed: maphash.MakeSeed()} }
 
@@ -100,20 +92,18 @@ func (x *index[T, V]) set(item T, e entry) {
 
 // put stores e, which must not be 0, as item's entry, and v beside it.
 func (x *index[T, V]) put(item T, e entry, v V) {
-	_, _, i := x.insert(item, e, true)
-	x.slots[i].v = v
+	x.insert(item, e, true)
+	x.slot(item).v = v
 }
 
 // add stores e, which must not be 0, as item's entry if the table does
 // not hold item, and reports whether it did; otherwise it returns the
 // entry item has.
 func (x *index[T, V]) add(item T, e entry) (old entry, added bool) {
-	old, added, _ = x.insert(item, e, false)
-	return old, added
+	return x.insert(item, e, false)
 }
 
-// insert is set (replace) and add; it returns item's slot too.
-func (x *index[T, V]) insert(item T, e entry, replace bool) (entry, bool, uint32) {
+func (x *index[T, V]) insert(item T, e entry, replace bool) (entry, bool) {
 	if 4*(x.n+1) > 3*len(x.slots) {
 		x.grow()
 	}
@@ -124,31 +114,28 @@ func (x *index[T, V]) insert(item T, e entry, replace bool) (entry, bool, uint32
 		if replace {
 			x.slots[i].e = e
 		}
-		return old, false, i
+		return old, false
 	}
 	x.slots[i] = islot[T, V]{item: item, e: e}
-	x.dist[i] = uint8(min((i-h)&uint32(len(x.slots)-1), farDist))
 	x.n++
 	x.peak = max(x.peak, x.n)
-	return 0, true, i
+	return 0, true
 }
 
 // grow doubles the table, or makes its first slots.
 func (x *index[T, V]) grow() {
 	old := x.slots
 	x.slots = make([]islot[T, V], max(2*len(old), minSlots))
-	x.dist = make([]uint8, len(x.slots))
 	mask := uint32(len(x.slots) - 1)
 	for _, s := range old {
 		if s.e == 0 {
 			continue
 		}
-		h := x.hash(s.item)
-		i := h & mask
+		i := x.hash(s.item) & mask
 		for x.slots[i].e != 0 {
 			i = (i + 1) & mask
 		}
-		x.slots[i], x.dist[i] = s, uint8(min((i-h)&mask, farDist))
+		x.slots[i] = s
 	}
 }
 
@@ -166,7 +153,7 @@ func (x *index[T, V]) del(item T) (entry, V) {
 	e, v := x.slots[i].e, x.slots[i].v
 	x.n--
 	if x.n == 0 && x.peak >= shrinkFloor {
-		x.slots, x.dist, x.peak = nil, nil, 0 // a drained burst leaves no memory behind
+		x.slots, x.peak = nil, 0 // a drained burst leaves no memory behind
 		return e, v
 	}
 	x.shiftBack(i)
@@ -180,16 +167,12 @@ func (x *index[T, V]) shiftBack(i uint32) {
 	for j := (i + 1) & mask; x.slots[j].e != 0; j = (j + 1) & mask {
 		// The entry at j may fill the hole at i if its probe starts at or
 		// before i (cyclically): its home is at least as far from j.
-		d := uint32(x.dist[j])
-		if d == farDist {
-			d = (j - x.hash(x.slots[j].item)) & mask
-		}
-		if back := (j - i) & mask; d >= back {
-			x.slots[i], x.dist[i] = x.slots[j], uint8(min(d-back, farDist))
+		if (j-x.hash(x.slots[j].item))&mask >= (j-i)&mask {
+			x.slots[i] = x.slots[j]
 			i = j
 		}
 	}
-	x.slots[i], x.dist[i] = islot[T, V]{}, 0
+	x.slots[i] = islot[T, V]{}
 }
 
 // all calls yield for each item and its entry, in no order, until yield
