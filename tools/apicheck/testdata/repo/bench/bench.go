@@ -1,0 +1,5 @@
+// Package bench is unpublished.
+package bench
+
+// Bench is not in the record.
+func Bench() {}

@@ -1,0 +1,3 @@
+module example.com/lib/bench
+
+go 1.26.0

@@ -1,0 +1,4 @@
+// Command tool is not in the record.
+package main
+
+func main() {}

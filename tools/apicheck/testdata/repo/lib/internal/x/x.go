@@ -1,0 +1,5 @@
+// Package x is internal.
+package x
+
+// Hidden is not in the record.
+func Hidden() {}
