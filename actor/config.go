@@ -76,6 +76,9 @@ type Config[T comparable] struct {
 	// Fairness: New panics, in the caller's goroutine, if they are set
 	// without it, or if one is not valid ([KeyLimit.Check]). They are
 	// ignored with a custom Storage, as Fairness is.
+	//
+	// Experimental: flow control may change before v1 (README,
+	// "Stability").
 	KeyLimits []KeyLimit
 
 	// LevelLimits are the flow control of every key of a level, without
@@ -85,6 +88,8 @@ type Config[T comparable] struct {
 	// SetKeyLimit) replaces its level's as a whole. They need Fairness:
 	// New panics, in the caller's goroutine, if they are set without it,
 	// or if one is not valid ([LevelLimit.Check]).
+	//
+	// Experimental: flow control may change before v1.
 	LevelLimits []LevelLimit
 
 	// FairByWorkTime makes fairness share the consumers' time rather than
@@ -103,11 +108,15 @@ type Config[T comparable] struct {
 	// O(log A) at each level, for A keys there that may take a turn (a
 	// heap ordered by virtual time). It needs Fairness (New panics
 	// without it).
+	//
+	// Experimental: flow control may change before v1.
 	FairByWorkTime bool
 
 	// KeyMetricsLimit is how many first-level keys get series of their
 	// own in the per-key gauges of a [KeyMetricsProvider]; the others are
 	// summed under "other". Zero means 25.
+	//
+	// Experimental: the per-key gauges may change before v1.
 	KeyMetricsLimit int
 
 	// StarvationBound, if positive, bounds how long a ready item can be
@@ -115,7 +124,9 @@ type Config[T comparable] struct {
 	// that long, it is handed out before every item of a higher priority
 	// (those that have waited longer still go first). Zero, the default,
 	// means strict priorities, as in controller-runtime. It is ignored
-	// with a custom Storage.
+	// with a custom Storage. A key with a rate ([KeyLimit].Rate) loses
+	// the tokens that come while it waits behind the items the bound
+	// promotes and its bucket is full, as it does while it waits its turn.
 	StarvationBound time.Duration
 
 	// Requeue says where an item added again while it was being
@@ -164,6 +175,16 @@ type Config[T comparable] struct {
 // the items they hold back as queued. The queue keeps a key's bucket
 // only while it is not full: a key forgotten comes back with a full
 // bucket, which is what it had.
+//
+// A bucket holds at most Burst tokens, so a token that comes while the
+// key's bucket is full and the key waits is lost: while it waits its
+// turn behind other keys, behind items of higher priorities, or behind
+// items that [Config.StarvationBound] promotes ahead of it. Under such
+// waits a key with a small Burst gets less than its Rate; a Burst of the
+// tokens that come during a usual wait keeps it at its rate.
+//
+// Experimental: flow control may change before v1 (README, "Stability"):
+// caps that learn each key's limit from its throttles will extend it.
 type KeyLimit struct {
 	Keys []string
 	// Cap is the most items of the key processing at once; 0 means no
@@ -195,6 +216,8 @@ func (l KeyLimit) core() state.KeyLimit {
 
 // LevelLimit is the flow control of every key of one level
 // ([Config.LevelLimits]); its fields mean what a [KeyLimit]'s do.
+//
+// Experimental: flow control may change before v1.
 type LevelLimit struct {
 	Cap    int
 	Weight int

@@ -167,6 +167,19 @@
 // Also unlike client-go, every call of ShutDownWithDrain returns once
 // nothing is processing (client-go wakes only one of several).
 //
+// # Stability
+//
+// actorq's versions are semantic, and its README's "Stability" is the
+// promise. Every exported name of this package is stable from v0.1.0 on
+// (a release may add to it, never change or remove it, v0.x included)
+// except those whose doc says Experimental: flow control per key
+// ([KeyLimit], [LevelLimit], [Queue.SetKeyLimit], [Queue.PauseKey] and
+// their Config fields), the per-key gauges ([KeyMetricsProvider]) and
+// snapshots ([Queue.Snapshot], [NamedQueues]), which may change in a
+// minor release until v1, each change named in CHANGELOG.md. The
+// behaviour is client-go's but for the differences above. The module
+// needs Go 1.26 or later.
+//
 // # Bad input
 //
 // A negative or zero delay means "now"; a deadline beyond the clock's range

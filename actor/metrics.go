@@ -87,6 +87,8 @@ type PriorityMetricsProvider interface {
 // it has nothing, or falls out of the busiest. The gauges are refreshed
 // with the unfinished-work gauges: every 500ms of the queue's clock while
 // anything is ready or processing, and once more after.
+//
+// Experimental: the per-key gauges may change before v1.
 type KeyMetricsProvider interface {
 	NewKeyDepthMetric(name string) KeyGaugeMetric
 	NewKeyProcessingMetric(name string) KeyGaugeMetric
@@ -98,11 +100,15 @@ type KeyMetricsProvider interface {
 // rate or the end of a pause (reason "rate"); 0 when they are not held.
 // Keys held at the second level only count as not held, and the sum of
 // the other keys has no series.
+//
+// Experimental: the per-key gauges may change before v1.
 type KeyHeldMetricsProvider interface {
 	NewKeyHeldMetric(name, reason string) KeyGaugeMetric
 }
 
 // KeyGaugeMetric is a gauge with a key label.
+//
+// Experimental: the per-key gauges may change before v1.
 type KeyGaugeMetric interface {
 	Set(key string, value float64)
 	Delete(key string)

@@ -261,6 +261,8 @@ func (q *Queue[T]) Len() int {
 // SetKeyLimit returns once the owner goroutine has applied it. It returns
 // an error, and changes nothing, if l is not valid ([KeyLimit.Check]) or
 // the queue has no fairness. The queue does not keep l.Keys.
+//
+// Experimental: flow control may change before v1.
 func (q *Queue[T]) SetKeyLimit(l KeyLimit) error {
 	c := q.c
 	if err := l.Check(); err != nil {
@@ -282,6 +284,8 @@ func (q *Queue[T]) SetKeyLimit(l KeyLimit) error {
 // the owner goroutine has applied it. It returns an error, and changes
 // nothing, if keys is empty or the queue has no fairness. The queue does
 // not keep keys.
+//
+// Experimental: flow control may change before v1.
 func (q *Queue[T]) PauseKey(keys []string, until time.Time) error {
 	c := q.c
 	if len(keys) == 0 {

@@ -14,6 +14,9 @@ import (
 // each state, and the first few items of each, as [Queue.Snapshot]
 // returns them. It is a plain value: it prints with %v and encodes to
 // JSON.
+//
+// Experimental: the snapshot's shape may change before v1 (README,
+// "Stability").
 type Snapshot[T comparable] struct {
 	Name string `json:"name,omitempty"`
 	// ID is the queue's number in the list of [NamedQueues]; 0 for an
@@ -60,6 +63,8 @@ type Snapshot[T comparable] struct {
 }
 
 // HeldKey is a fairness key whose ready items are held back, and why.
+//
+// Experimental: the snapshot's shape may change before v1.
 type HeldKey struct {
 	Keys []string `json:"keys"`
 	// Why is "cap" (at its cap until one of its items is Done), "token"
@@ -71,12 +76,16 @@ type HeldKey struct {
 }
 
 // PriorityCount is the number of ready items at one priority.
+//
+// Experimental: the snapshot's shape may change before v1.
 type PriorityCount struct {
 	Priority int `json:"priority"`
 	Count    int `json:"count"`
 }
 
 // ItemInfo is one item of a [Snapshot].
+//
+// Experimental: the snapshot's shape may change before v1.
 type ItemInfo[T comparable] struct {
 	Item  T      `json:"item"`
 	State string `json:"state"` // ready, processing, processing+dirty (added again), delayed, processing+delayed
@@ -115,6 +124,8 @@ func (i ItemInfo[T]) String() string {
 // walks the items ready or delayed, and allocates only for what it
 // returns. After shutdown it answers from what is left. It is safe for
 // concurrent use, and blocks until the owner answers.
+//
+// Experimental: the snapshot's shape may change before v1.
 func (q *Queue[T]) Snapshot(n int) Snapshot[T] {
 	return snapshotOf(q.c, n, func(item T) T { return item })
 }
@@ -197,6 +208,8 @@ type namedQueue struct {
 
 // NamedQueue is a named queue of the process, as [NamedQueues] lists it.
 // It does not keep the queue alive.
+//
+// Experimental: the snapshot's shape may change before v1.
 type NamedQueue struct {
 	Name string
 	// ID tells apart queues of one name; it is never reused.
@@ -216,6 +229,8 @@ func (nq NamedQueue) Snapshot(n int) Snapshot[any] { return nq.q.snapshot(n) }
 // uses it to list the queues. Queues made inside a testing/synctest
 // bubble are listed only to callers inside a bubble: a snapshot of one
 // from outside its bubble would be a fatal error.
+//
+// Experimental: the snapshot's shape may change before v1.
 func NamedQueues() []NamedQueue {
 	bubbled := inBubble()
 	registry.Lock()

@@ -113,4 +113,13 @@
 // Rate limiters, metrics and custom storage are called as in client-go:
 // limiters in the goroutine that calls AddRateLimited, Forget or
 // NumRequeues; storage and metrics only from the queue's goroutine.
+//
+// # Stability
+//
+// The API is client-go v0.37's, and stable as client-go keeps it: its
+// types are client-go's own, so they follow the client-go version this
+// module requires. A new client-go minor is taken up in an actorq minor
+// release, once client-go's own workqueue tests pass against this
+// package; CHANGELOG.md names it. [Extras] is experimental: it grows with
+// what package actor adds. See the README's "Stability".
 package adapter

@@ -16,6 +16,9 @@ import (
 //		item, err := x.GetContext(ctx)
 //		...
 //	}
+//
+// Experimental: it grows with what package actor adds, so code should
+// assert it, not implement it.
 type Extras[T comparable] interface {
 	// Items returns the channel on which the queue offers its next ready
 	// item, for consumers that select on it next to other channels. An

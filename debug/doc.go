@@ -52,4 +52,8 @@
 // The page is a module of its own, rather than part of the exporter, so
 // that a program can serve it without importing Prometheus: it needs
 // only the standard library and package actor.
+//
+// Experimental: the pages and their JSON follow what operators ask to
+// see, and may change in any minor release until v1 (the README's
+// "Stability"), each change named in CHANGELOG.md.
 package debug

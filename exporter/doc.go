@@ -18,4 +18,13 @@
 // process-wide into [actor.SetProvider]. A queue records metrics only if it
 // has a name. The queue updates its metrics from its own owner goroutine;
 // the Prometheus collectors are safe for the concurrent scrapes.
+//
+// # Stability
+//
+// [New], [NewControllerRuntime] and the series with client-go's and
+// controller-runtime's names are stable from v0.1.0 on (the README's
+// "Stability"); the per-key series (workqueue_key_depth,
+// workqueue_key_processing, workqueue_key_held_items) and the methods
+// that make them are experimental until v1, as package actor's per-key
+// gauges are.
 package exporter

@@ -180,18 +180,24 @@ func (p *Provider) NewDelayedMetric(name string) actor.SettableGaugeMetric {
 
 // NewKeyDepthMetric returns the workqueue_key_depth series of the queue
 // name, by key.
+//
+// Experimental: the per-key gauges may change before v1.
 func (p *Provider) NewKeyDepthMetric(name string) actor.KeyGaugeMetric {
 	return keyGauge{p.c.keyDepth, p.f.values(name)}
 }
 
 // NewKeyProcessingMetric returns the workqueue_key_processing series of
 // the queue name, by key.
+//
+// Experimental: the per-key gauges may change before v1.
 func (p *Provider) NewKeyProcessingMetric(name string) actor.KeyGaugeMetric {
 	return keyGauge{p.c.keyProcessing, p.f.values(name)}
 }
 
 // NewKeyHeldMetric returns the workqueue_key_held_items series of the
 // queue name for reason ("cap" or "rate"), by key.
+//
+// Experimental: the per-key gauges may change before v1.
 func (p *Provider) NewKeyHeldMetric(name, reason string) actor.KeyGaugeMetric {
 	return keyGauge{p.c.keyHeld, append(p.f.values(name), reason)}
 }

@@ -82,4 +82,10 @@
 // second map entry and a log entry per failure within the last CoolDown.
 // The default CoolDown is 0, client-go's behaviour; [Default] does not set
 // one either, because a cool-down changes which delays a key gets.
+//
+// # Stability
+//
+// Every exported name of this package is stable from v0.1.0 on: a release
+// may add to it, never change or remove it, v0.x included (the README's
+// "Stability"). Without jitter, the delays are client-go's, and stay so.
 package ratelimit

@@ -4,10 +4,15 @@
 #
 #   1. It clones the committed HEAD into a temporary directory and runs
 #      scripts/release.sh there twice: the next release (v0.1.0, the first,
-#      if nothing is tagged yet), whose requirements the nested go.mod files
-#      may already name, and the patch release after it, which must edit and
-#      commit them. It also checks that release.sh refuses a malformed
-#      version, an existing tag and a dirty tree.
+#      prepared in CHANGELOG.md and api/, if nothing is tagged yet; else
+#      the next minor release), whose requirements the nested go.mod files
+#      may already name, and the patch release after it, which must edit
+#      and commit them; before each, it commits a CHANGELOG.md line if the
+#      release has no section yet. It checks that each release dated its
+#      CHANGELOG.md section and recorded its API (api/vX.Y.Z.txt), and that
+#      release.sh refuses a malformed version, an existing tag, an empty
+#      Unreleased section, a dirty tree and a patch release that changes
+#      the API.
 #   2. It builds a GOPROXY directory from the clone's tags, with a throwaway
 #      Go program using golang.org/x/mod/zip (module zips as the go command
 #      makes them: <module>@<version>/..., nested modules' directories left
@@ -59,41 +64,72 @@ git -c advice.detachedHead=false clone -q --no-hardlinks "$repo" "$clone"
 git -C "$clone" config user.name "actorq release check"
 git -C "$clone" config user.email "release-check@actorq.invalid"
 
-# next VERSION prints the patch release after VERSION.
+# next VERSION prints the patch release after VERSION, and minor the minor
+# release after it.
 next() {
 	local v=${1#v}
 	echo "v${v%.*}.$((${v##*.} + 1))"
 }
+minor() {
+	local v=${1#v} major=${1#v}
+	major=${major%%.*} v=${v#*.}
+	echo "v$major.$((${v%%.*} + 1)).0"
+}
 last=$(git -C "$clone" tag --list --sort=-v:refname 'v*' | grep -E '^v[0-9]+\.[0-9]+\.[0-9]+$' | head -1 || true)
 if [ -z "$last" ]; then
-	first=v0.1.0
+	first=v0.1.0 # prepared in CHANGELOG.md and api/v0.1.0.txt
 else
-	first=$(next "$last")
+	first=$(minor "$last") # a minor release may change the API
 fi
 second=$(next "$first")
 
+# describe VERSION commits a line under CHANGELOG.md's Unreleased in the
+# clone, unless the CHANGELOG has a section for VERSION already: a
+# release must say what it changes.
+describe() {
+	grep -q "^## \[${1#v}\]" "$clone/CHANGELOG.md" && return
+	sed -i "s/^## \[Unreleased\]\$/## [Unreleased]\n\n- The release check's $1./" "$clone/CHANGELOG.md"
+	git -C "$clone" commit -qam "changelog: $1"
+}
+
 echo "-- release.sh $first and $second in the clone ($((SECONDS - start))s)"
-(cd "$clone" && ./scripts/release.sh "$first" && ./scripts/release.sh "$second")
+describe "$first"
+(cd "$clone" && ./scripts/release.sh "$first")
+describe "$second"
+(cd "$clone" && ./scripts/release.sh "$second")
+for v in "$first" "$second"; do
+	grep -q "^## \[${v#v}\] - $(date -u +%Y-%m-%d)\$" "$clone/CHANGELOG.md" ||
+		{ echo "CHANGELOG.md has no dated section for $v"; exit 1; }
+done
+cmp <(grep -v '^#' "$clone/api/$first.txt") <(grep -v '^#' "$clone/api/$second.txt") ||
+	{ echo "api/$second.txt is not api/$first.txt: the patch release changed no API"; exit 1; }
+[ -z "$(grep -v '^#' "$clone/api/next.txt")" ] || { echo "api/next.txt is not empty after $second"; exit 1; }
+echo "CHANGELOG.md dates $first and $second; api/$second.txt records the API"
 
 # refuses WHAT ARGS... runs release.sh in the clone and fails unless it
-# refuses, leaving the tags and HEAD as they were.
+# refuses, leaving the tags, HEAD and the work tree as they were.
 refuses() {
 	local what=$1 before after
 	shift
-	before=$(git -C "$clone" rev-parse HEAD; git -C "$clone" tag)
+	before=$(git -C "$clone" rev-parse HEAD; git -C "$clone" tag; git -C "$clone" status --porcelain)
 	if (cd "$clone" && ./scripts/release.sh "$@") >"$tmp/refusal" 2>&1; then
 		echo "release.sh $* did not refuse $what:"; cat "$tmp/refusal"; exit 1
 	fi
-	after=$(git -C "$clone" rev-parse HEAD; git -C "$clone" tag)
+	after=$(git -C "$clone" rev-parse HEAD; git -C "$clone" tag; git -C "$clone" status --porcelain)
 	[ "$before" = "$after" ] || { echo "release.sh $* changed the clone while refusing $what"; exit 1; }
 	echo "refuses $what: $(tail -1 "$tmp/refusal")"
 }
 refuses "a malformed version" "${second#v}"
 refuses "a pre-release" "$second-rc.1"
 refuses "an existing tag" "$second"
+refuses "an empty Unreleased section" "$(next "$second")"
 echo "junk" >"$clone/junk.txt"
 refuses "a dirty tree" "$(next "$second")"
 rm "$clone/junk.txt"
+echo "+ pkg github.com/actorq/actorq/actor, func Extra()" >>"$clone/api/next.txt"
+describe "$(next "$second")"
+refuses "a patch release that changes the API" "$(next "$second")"
+git -C "$clone" reset -q --hard "$second"
 
 echo "-- file proxy from the clone's tags ($((SECONDS - start))s)"
 mkdir "$tmp/mkproxy"
@@ -251,7 +287,7 @@ github.com/actorq/actorq/adapter $second <nil>"
 		cmp "$proxy/$m/@v/$second.zip" "$GOMODCACHE/cache/download/$m/@v/$second.zip"
 	done
 	echo "the actorq modules came from the file proxy"
-	for gomod in $(cd "$clone" && find . -name go.mod -not -path '*/testdata/*' | sort); do
+	for gomod in $(cd "$clone" && find . -name go.mod -not -path '*/testdata/*' -not -path './tools/*' | sort); do
 		m=$(awk '$1 == "module" { print $2; exit }' "$clone/$gomod")
 		dir=$(go mod download -json "$m@$second" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')
 		[ -n "$dir" ] && cmp "$clone/LICENSE" "$dir/LICENSE" ||

@@ -17,6 +17,9 @@
 // happened (a drain still blocked, a gauge not refreshed) is made once
 // every goroutine of the bubble is durably blocked, never after a guess of
 // how long to wait. [Concurrency] runs in real time, for -race.
+//
+// Experimental: the cases grow with each behaviour pinned, and their
+// signatures may change in any minor release until v1.
 package compattest
 
 import (

@@ -103,4 +103,17 @@
 // and starts no goroutine: each method translates to actor's. The queues
 // also satisfy github.com/actorq/actorq/adapter.Extras (Items and
 // GetContext), reached with a type assertion.
+//
+// # Stability
+//
+// The API is controller-runtime v0.25's, and stable as controller-runtime
+// keeps it: its types are controller-runtime's own, so they follow the
+// version this module requires. A new controller-runtime minor is taken
+// up in an actorq minor release, once controller-runtime's own
+// priority-queue tests pass against this package; CHANGELOG.md names it.
+// [Config]'s Fairness and StarvationBound, [NewWithConfig] and
+// [NewQueueFunc] are stable; flow control ([KeyLimiter], Config's
+// KeyLimits, LevelLimits, FairByWorkTime and KeyMetricsLimit) is
+// experimental until v1, as in package actor. See the README's
+// "Stability".
 package priorityqueue

@@ -64,13 +64,24 @@ type Config[T comparable] struct {
 	// actor.Config.FairByWorkTime. A queue's limits change, and a key is
 	// paused until an instant (a 429 with Retry-After), while it runs
 	// through [KeyLimiter].
-	KeyLimits      []actor.KeyLimit
-	LevelLimits    []actor.LevelLimit
+	//
+	// Experimental: flow control may change before v1, as package
+	// actor's does.
+	KeyLimits []actor.KeyLimit
+	// LevelLimits give every key of a level limits: see KeyLimits.
+	//
+	// Experimental: flow control may change before v1.
+	LevelLimits []actor.LevelLimit
+	// FairByWorkTime shares the workers' time: see KeyLimits.
+	//
+	// Experimental: flow control may change before v1.
 	FairByWorkTime bool
 
 	// KeyMetricsLimit is how many first-level keys get series of their
 	// own in the per-key gauges (with a provider that has them, such as
 	// github.com/actorq/actorq/exporter's); 0 means 25.
+	//
+	// Experimental: the per-key gauges may change before v1.
 	KeyMetricsLimit int
 }
 
@@ -81,6 +92,8 @@ type Config[T comparable] struct {
 // Reach it with a type assertion:
 //
 //	err := q.(priorityqueue.KeyLimiter).SetKeyLimit(actor.KeyLimit{Keys: []string{"tenant-a"}, Cap: 2, Rate: 50, Burst: 5})
+//
+// Experimental: flow control may change before v1.
 type KeyLimiter interface {
 	SetKeyLimit(l actor.KeyLimit) error
 	PauseKey(keys []string, until time.Time) error

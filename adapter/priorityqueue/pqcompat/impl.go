@@ -17,6 +17,9 @@
 // from controller-runtime's own Prometheus registry, through its own
 // provider (the only one controller-runtime's queue gives a priority
 // label: see [Run]), under a queue name unique to the case.
+//
+// Experimental: the cases grow with each behaviour pinned, and their
+// signatures may change in any minor release until v1.
 package pqcompat
 
 import (
