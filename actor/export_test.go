@@ -2,12 +2,9 @@ package actor
 
 import "os"
 
-// WithoutFastPaths returns cfg with every fast path of the transport off:
+// NewWithoutFastPaths is New with every fast path of the transport off:
 // the queue is the reference transport (fastpaths.go).
-func WithoutFastPaths[T comparable](cfg Config[T]) Config[T] {
-	cfg.paths = &fastPaths{}
-	return cfg
-}
+func NewWithoutFastPaths[T comparable](cfg Config[T]) *Queue[T] { return newQueue(cfg, fastPaths{}) }
 
 // With ACTORQ_FASTPATHS=off in the environment, every queue of the tests
 // is made with every fast path off: scripts/test.sh runs the package's

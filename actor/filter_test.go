@@ -70,7 +70,7 @@ func TestFilterTable(t *testing.T) {
 // keep up with is filtered from its next Add on.
 func TestFilterComeBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := New(Config[int]{paths: &allPaths})
+		q := newQueue(Config[int]{}, allPaths)
 		defer q.ShutDown()
 		f := q.c.filter
 		q.Add(1)
@@ -112,7 +112,7 @@ func TestFilterComeBack(t *testing.T) {
 func TestFilterAddAroundClaim(t *testing.T) {
 	for _, addFirst := range []bool{true, false} {
 		t.Run(fmt.Sprint("add before the claim=", addFirst), func(t *testing.T) {
-			o := newOwner(Config[int]{paths: &allPaths})
+			o := newOwner(Config[int]{}, allPaths)
 			c := o.c
 			q := &Queue[int]{c: c}
 			q.Add(1)
@@ -175,7 +175,7 @@ func TestFilterAddAroundClaim(t *testing.T) {
 // gets its entry as it is offered, in the stub's place, so that no Add
 // makes it another meanwhile.
 func TestFilterPoppedKeepsSlotEntry(t *testing.T) {
-	o := newOwner(Config[int]{paths: &allPaths})
+	o := newOwner(Config[int]{}, allPaths)
 	c := o.c
 	q := &Queue[int]{c: c}
 	f := c.filter
@@ -348,7 +348,7 @@ func TestFilterStub(t *testing.T) {
 // stub, and the Adds after that one are filtered. After shutdown, an add
 // the state ignored leaves no entry.
 func TestFilterNothingLeft(t *testing.T) {
-	o := newOwner(Config[int]{paths: &allPaths})
+	o := newOwner(Config[int]{}, allPaths)
 	c := o.c
 	q := &Queue[int]{c: c}
 	f := c.filter

@@ -98,7 +98,7 @@ func takeFirstOf10(t *testing.T, q *Queue[int], prio int) {
 // before it returns, so that its caller's Get does not claim a low slot.
 func TestLaneLowersTop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := New(Config[int]{paths: &allPaths})
+		q := newQueue(Config[int]{}, allPaths)
 		defer q.ShutDown()
 		takeFirstOf10(t, q, -100)
 		if n := q.c.lane.len(); n != 9 {
@@ -128,7 +128,7 @@ func TestDelayedAddRaisesTop(t *testing.T) {
 	} {
 		t.Run(add.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				q := New(Config[int]{paths: &allPaths, RateLimiter: ratelimit.NewExponential[int](ratelimit.ExponentialConfig{Base: time.Second, Max: time.Minute})})
+				q := newQueue(Config[int]{RateLimiter: ratelimit.NewExponential[int](ratelimit.ExponentialConfig{Base: time.Second, Max: time.Minute})}, allPaths)
 				defer q.ShutDown()
 				takeFirstOf10(t, q, -1)
 				if !q.c.top.claimable(-1) {

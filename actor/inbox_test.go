@@ -75,7 +75,7 @@ func TestInboxRoom(t *testing.T) {
 // leaves no large buffers behind.
 func TestDrainKeepsInboxSmall(t *testing.T) {
 	const n = 100_000
-	q := New(Config[int]{paths: &allPaths})
+	q := newQueue(Config[int]{}, allPaths)
 	defer q.ShutDown()
 	for i := range n {
 		q.Add(i)

@@ -13,7 +13,7 @@ import (
 // the lane.
 func lanedQueue(t *testing.T, n int) *Queue[int] {
 	t.Helper()
-	q := New(Config[int]{paths: &allPaths})
+	q := newQueue(Config[int]{}, allPaths)
 	for i := range n {
 		q.Add(i)
 	}
@@ -95,7 +95,7 @@ func TestLaneClaimsSeen(t *testing.T) {
 // Done ends the processing.
 func TestLaneClaimSeenByIdleOwner(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := New(Config[int]{paths: &allPaths})
+		q := newQueue(Config[int]{}, allPaths)
 		defer q.ShutDown()
 		for i := range 3 {
 			q.Add(i)

@@ -15,7 +15,7 @@ import (
 func BenchmarkOwnerCycle(b *testing.B) {
 	for _, burst := range []int{1, 256} {
 		b.Run(fmt.Sprint("burst=", burst), func(b *testing.B) {
-			o := newOwner(Config[int]{})
+			o := newOwner(Config[int]{}, defaultPaths)
 			c := o.c
 			o.offers.wanted = true
 			b.ReportAllocs()

@@ -27,8 +27,11 @@ type Queue[T comparable] struct {
 // inBubble for testing/synctest).
 //
 // New calls cfg.MetricsProvider's New methods in the caller's goroutine.
-func New[T comparable](cfg Config[T]) *Queue[T] {
-	o := newOwner(cfg)
+func New[T comparable](cfg Config[T]) *Queue[T] { return newQueue(cfg, defaultPaths) }
+
+// newQueue is New, with the fast paths fp.
+func newQueue[T comparable](cfg Config[T], fp fastPaths) *Queue[T] {
+	o := newOwner(cfg, fp)
 	go o.loop()
 	q := &Queue[T]{c: o.c}
 	if !inBubble() {
@@ -37,9 +40,9 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 	return q
 }
 
-// newOwner makes a queue's shared part and its owner, whose goroutine New
-// starts.
-func newOwner[T comparable](cfg Config[T]) *owner[T] {
+// newOwner makes a queue's shared part and its owner, with the fast paths
+// fp, whose goroutine New starts.
+func newOwner[T comparable](cfg Config[T], fp fastPaths) *owner[T] {
 	clock := cfg.Clock
 	if clock == nil {
 		clock = realClock{}
@@ -74,10 +77,6 @@ func newOwner[T comparable](cfg Config[T]) *owner[T] {
 	c.byWork, c.metrics = sc.ByWork, m != nil
 	o := &owner[T]{c: c, q: state.New(sc)}
 	c.rated.Store(o.q.Rated())
-	fp := defaultPaths
-	if cfg.paths != nil {
-		fp = *cfg.paths
-	}
 	install(fp, o, cfg, m)
 	if cfg.Name != "" {
 		c.register(cfg.Name)
