@@ -3,11 +3,9 @@ package actor
 import (
 	"fmt"
 	"hash/maphash"
-	"math"
 	"reflect"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // shared is what callers and the owner goroutine share: channels, flags,
@@ -31,61 +29,16 @@ type shared[T comparable] struct {
 
 	fairness   func(T) []string // Config.Fairness, nil with a custom Storage
 	depth      atomic.Int32     // with fairness: 1 + the number of keys of every item, once one was added
-	clock      Clock
-	epoch      time.Time
+	stamps                      // the clock, and which instants the queue reads
 	limiter    RateLimiter[T]
-	stamped    bool        // the owner needs the instant of each call: metrics or a starvation bound
-	rated      atomic.Bool // a key has or had a rate or a pause (state.Queue.Rated): the owner reads the clock at pops and hand-outs; set by the owner
-	byWork     bool        // fairness by work time: a Done needs the instant of its call, a hand-out its own
-	metrics    bool        // the state records metrics
-	checkItems bool        // T can hold values that cannot be map keys
+	metrics    bool // the state records metrics
+	checkItems bool // T can hold values that cannot be map keys
 	seed       maphash.Seed
 	name       string // Config.Name
 	id         uint64 // the queue's number in the registry of named queues (snapshot.go); 0 if unnamed
 
 	waiters sync.Pool // of *waiter[T], made by newOwner's New
 	lists   sync.Pool // of *itemList[T], made by newOwner's New
-}
-
-// since returns the queue's clock reading in nanoseconds since its epoch.
-func (c *shared[T]) since() int64 { return int64(c.clock.Now().Sub(c.epoch)) }
-
-// callTime returns the clock reading a request carries, or 0 when the
-// owner needs none.
-func (c *shared[T]) callTime() int64 {
-	if !c.stamped {
-		return 0
-	}
-	return c.since()
-}
-
-// popTime returns the clock reading of a pop the owner makes, or 0 when
-// it needs none: with stamps, and with rates, since a pop spends its
-// keys' tokens at its instant (and a hand-out dates them again).
-func (c *shared[T]) popTime() int64 {
-	if !c.stamped && !c.rated.Load() {
-		return 0
-	}
-	return c.since()
-}
-
-// workTime returns the clock reading that starts or ends an item's work
-// (a hand-out, a Done), or 0 when the owner needs none: with fairness by
-// work time, a Done ends its item's work at the instant of the call,
-// however late the owner goroutine applies it.
-func (c *shared[T]) workTime() int64 {
-	if !c.stamped && !c.byWork {
-		return 0
-	}
-	return c.since()
-}
-
-// deadlineAfter returns now+d, saturating at the largest deadline.
-func deadlineAfter(now int64, d time.Duration) int64 {
-	if now > 0 && int64(d) > math.MaxInt64-now {
-		return math.MaxInt64
-	}
-	return now + int64(d)
 }
 
 // post hands r to the owner goroutine or, if it has ended, applies r to
@@ -125,7 +78,7 @@ func (c *shared[T]) ask(buf []T, sl *slot[T], cancel <-chan struct{}) *waiter[T]
 	if buf == nil {
 		w.items, w.get = w.one[:0], true
 	}
-	c.post(request[T]{op: opGet, w: w, at: c.callTime()})
+	c.post(request[T]{op: opGet, w: w, at: c.stamp(callInstant, 0)})
 	if cancel == nil {
 		<-w.reply // post saw to it that the request is served
 		return w

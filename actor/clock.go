@@ -1,6 +1,10 @@
 package actor
 
-import "time"
+import (
+	"math"
+	"sync/atomic"
+	"time"
+)
 
 // A Clock tells the time and makes timers. A queue reads it when an item is
 // added with a delay, to arm its single timer, and to stamp metrics.
@@ -38,3 +42,74 @@ type realTimer struct{ t *time.Timer }
 func (t realTimer) C() <-chan time.Time        { return t.t.C }
 func (t realTimer) Stop() bool                 { return t.t.Stop() }
 func (t realTimer) Reset(d time.Duration) bool { return t.t.Reset(d) }
+
+// The instants a queue reads. A queue reads its clock for deadlines (an
+// AddAfter's, its alarms', a key's limit or pause) and to date the
+// events its rules date: which kinds of event those are is decided once,
+// at New (stamps.decide), and stamp is the one function that reads them.
+// Other queues read no clock.
+type instant uint8
+
+const (
+	callInstant    instant = 1 << iota // a request, in its caller: metrics and a starvation bound date it
+	doneInstant                        // a Done, in its caller: it ends the item's work, however late the owner applies it
+	receiveInstant                     // a consumer receiving a popped item: a claim from the lane, or a receive from the items channel
+	popInstant                         // a pop the owner makes ahead of a hand-out (for the lane or the items channel), and its return
+	handOutInstant                     // a hand-out the owner makes to a waiting call
+)
+
+// stamps is a queue's clock and the kinds of instant it reads, fixed at
+// New except that the kinds that spend a key's tokens are read once a
+// key has a rate or a pause (rated, which the owner sets for good).
+type stamps struct {
+	clock  Clock
+	epoch  time.Time
+	read   instant     // the kinds read from the clock
+	event  instant     // the kinds that take the instant of the event being applied, unless read
+	tokens instant     // the kinds read from the clock once rated: they spend or date a key's tokens
+	rated  atomic.Bool // a key has or had a rate or a pause (state.Queue.Rated)
+}
+
+// decide sets s to read the instants that a queue on clock needs: with metrics
+// or a starvation bound (stamped), the instant of every call, Done, pop
+// and receive, and a hand-out takes the instant of the event that made
+// it (a Get's call, or the add that served a waiting one); with fairness
+// by work time, the instants that start and end an item's work; and once
+// a key has a rate, every pop, receive and hand-out, which spend tokens.
+// New calls it, before the queue is shared.
+func (s *stamps) decide(clock Clock, stamped, byWork bool) {
+	s.clock, s.epoch = clock, clock.Now()
+	s.tokens = popInstant | receiveInstant | handOutInstant
+	if stamped {
+		s.read |= callInstant | doneInstant | receiveInstant | popInstant
+		s.event |= handOutInstant
+	}
+	if byWork {
+		s.read |= doneInstant | receiveInstant | handOutInstant&^s.event
+	}
+}
+
+// stamp returns the instant of an event of kind k, in nanoseconds since
+// the epoch, or 0 if the queue needs none: a clock reading, or event, the
+// instant of the event being applied, for the kinds that take it.
+func (s *stamps) stamp(k instant, event int64) int64 {
+	switch {
+	case s.read&k != 0, s.tokens&k != 0 && s.rated.Load():
+		return s.since()
+	case s.event&k != 0:
+		return event
+	}
+	return 0
+}
+
+// since returns the clock's reading in nanoseconds since the epoch: for
+// deadlines, alarms and limits, which always read it, and for stamp.
+func (s *stamps) since() int64 { return int64(s.clock.Now().Sub(s.epoch)) }
+
+// deadlineAfter returns now+d, saturating at the largest deadline.
+func deadlineAfter(now int64, d time.Duration) int64 {
+	if now > 0 && int64(d) > math.MaxInt64-now {
+		return math.MaxInt64
+	}
+	return now + int64(d)
+}

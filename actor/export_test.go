@@ -40,7 +40,7 @@ func ClaimOffered[T comparable](q *Queue[T], sl *slot[T]) (item T, prio int, ok 
 		return item, 0, false
 	}
 	item, prio = sl.item, sl.place.Prio
-	if !c.lane.claim(sl, c.workTime(), c.inbox.puts.Load()) {
+	if !c.lane.claim(sl, c.stamp(receiveInstant, 0), c.inbox.puts.Load()) {
 		var zero T
 		return zero, 0, false
 	}

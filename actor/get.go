@@ -113,7 +113,7 @@ func (c *shared[T]) get(cancel <-chan struct{}) (item T, prio int, got, canceled
 	sl := c.lane.receive()
 	if sl != nil && c.top.claimable(sl.place.Prio) {
 		it, p := sl.item, sl.place.Prio // read before the claim: see lane.claim
-		if c.lane.claim(sl, c.workTime(), c.inbox.puts.Load()) {
+		if c.lane.claim(sl, c.stamp(receiveInstant, 0), c.inbox.puts.Load()) {
 			if c.metrics {
 				c.inbox.wake() // the owner records the hand-out as soon as it runs
 			}

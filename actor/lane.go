@@ -66,7 +66,7 @@ const (
 type slot[T comparable] struct {
 	item  T
 	place order.Place
-	at    int64  // the taker's clock reading at its claim (shared.workTime)
+	at    int64  // the instant of its claim (receiveInstant)
 	after uint64 // the requests put before its claim (inbox.puts): it comes after them
 	// hot is the item's filter entry, whose flags the claim clears
 	// (filter.go): the owner sets it as it offers the slot, and again

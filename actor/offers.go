@@ -134,7 +134,7 @@ func (o *offers[T]) fill() {
 	if o.fair {
 		limit = min(o.asking*fairPerGet, laneSize)
 	}
-	n, now := len(o.unseen), o.c.popTime()
+	n, now := len(o.unseen), o.c.stamp(popInstant, 0)
 	for room := limit - o.l.len(); room > 0 && (len(o.free) > 0 || len(o.all) < maxSlots); room-- {
 		item, p, ok := o.q.Pop(now)
 		if !ok {
@@ -183,7 +183,7 @@ func (o *offers[T]) keepOrder() {
 		}
 		return
 	}
-	if h, ok := o.q.Head(o.c.popTime()); ok && h.Prio == o.last.Prio && h.Seq < o.last.Seq {
+	if h, ok := o.q.Head(o.c.stamp(popInstant, 0)); ok && h.Prio == o.last.Prio && h.Seq < o.last.Seq {
 		o.takeBack()
 	}
 }
@@ -213,7 +213,7 @@ func (o *offers[T]) takeBack() {
 		return
 	}
 	o.see()
-	now := o.c.popTime()
+	now := o.c.stamp(popInstant, 0)
 	for i := len(o.unseen) - 1; i >= 0; i-- {
 		if sl := o.unseen[i]; sl != nil && sl.revoke() {
 			o.unseen[i] = nil

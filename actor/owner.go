@@ -97,11 +97,7 @@ func (o *owner[T]) wait() (quit bool) {
 		case <-bell:
 		case out <- o.head:
 			o.staged = false
-			at := o.c.workTime()
-			if at == 0 && o.c.rated.Load() {
-				at = o.c.since() // its tokens are dated at the receive
-			}
-			o.q.Received(o.head, o.headPlace, at, o.c.inbox.taken)
+			o.q.Received(o.head, o.headPlace, o.c.stamp(receiveInstant, 0), o.c.inbox.taken)
 		case <-o.dueAlarm.ch():
 			o.dueAlarm.fired()
 		case <-o.tickAlarm.ch():
@@ -119,7 +115,7 @@ func (o *owner[T]) wait() (quit bool) {
 // stage pops the next ready item to offer it on the items channel, and
 // reports whether there is one.
 func (o *owner[T]) stage() bool {
-	item, p, ok := o.q.Pop(o.c.popTime())
+	item, p, ok := o.q.Pop(o.c.stamp(popInstant, 0))
 	if ok {
 		o.c.filter.off(item)
 		o.staged, o.head, o.headPlace = true, item, p
@@ -133,7 +129,7 @@ func (o *owner[T]) stage() bool {
 func (o *owner[T]) unstage() {
 	var zero T
 	if o.staged {
-		o.q.Return(o.head, o.headPlace, o.c.popTime())
+		o.q.Return(o.head, o.headPlace, o.c.stamp(popInstant, 0))
 		o.c.filter.sync(o.head)
 		o.staged = false
 	}

@@ -56,8 +56,6 @@ func newOwner[T comparable](cfg Config[T], fp fastPaths) *owner[T] {
 		done:       make(chan struct{}),
 		rest:       make(chan *owner[T], 1),
 		inbox:      inbox[T]{bell: make(chan struct{}, 1)},
-		clock:      clock,
-		epoch:      clock.Now(),
 		limiter:    limiter,
 		checkItems: mayHoldUnhashable(reflect.TypeFor[T]()),
 		seed:       maphash.MakeSeed(),
@@ -73,8 +71,8 @@ func newOwner[T comparable](cfg Config[T], fp fastPaths) *owner[T] {
 		c.fairness = cfg.Fairness
 		sc.ByWork, sc.Limits, sc.Levels = flowControl(cfg)
 	}
-	c.stamped = m != nil || sc.Bound > 0
-	c.byWork, c.metrics = sc.ByWork, m != nil
+	c.decide(clock, m != nil || sc.Bound > 0, sc.ByWork)
+	c.metrics = m != nil
 	o := &owner[T]{c: c, q: state.New(sc)}
 	c.rated.Store(o.q.Rated())
 	install(fp, o, cfg, m)
@@ -104,7 +102,7 @@ func (q *Queue[T]) Add(item T) {
 	if skip {
 		return // a duplicate (filter.go)
 	}
-	c.send(request[T]{op: opAdd, item: item, at: c.callTime(), keys: c.keysOf(item), hot: hot})
+	c.send(request[T]{op: opAdd, item: item, at: c.stamp(callInstant, 0), keys: c.keysOf(item), hot: hot})
 	c.top.raise(0) // after the send: see gate.go
 }
 
@@ -124,7 +122,7 @@ func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 		return
 	}
 	if d <= 0 {
-		c.send(request[T]{op: opRetry, item: item, at: c.callTime(), keys: c.keysOf(item)})
+		c.send(request[T]{op: opRetry, item: item, at: c.stamp(callInstant, 0), keys: c.keysOf(item)})
 	} else {
 		at := c.since()
 		c.send(request[T]{op: opAddAt, item: item, at: at, due: deadlineAfter(at, d), keys: c.keysOf(item)})
@@ -165,7 +163,7 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 	c.mustHash(items...)
 	if len(items) == 1 && o.After <= 0 && !o.RateLimited && int(int32(o.Priority)) == o.Priority {
 		item := items[0]
-		c.send(request[T]{op: opAdd, prio: int32(o.Priority), item: item, at: c.callTime(), keys: c.keysOf(item)})
+		c.send(request[T]{op: opAdd, prio: int32(o.Priority), item: item, at: c.stamp(callInstant, 0), keys: c.keysOf(item)})
 		c.top.raise(o.Priority)
 		return
 	}
@@ -192,7 +190,7 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 			l.keys = append(l.keys, c.keysOf(item))
 		}
 	}
-	if !c.send(request[T]{op: opAddList, list: l, at: c.callTime()}) {
+	if !c.send(request[T]{op: opAddList, list: l, at: c.stamp(callInstant, 0)}) {
 		l.recycle()
 	}
 	c.top.raise(o.Priority)
@@ -222,7 +220,7 @@ func (q *Queue[T]) NumRequeues(item T) int { return q.c.limiter.NumRequeues(item
 func (q *Queue[T]) Done(item T) {
 	c := q.c
 	c.mustHash(item)
-	c.post(request[T]{op: opDone, item: item, at: c.workTime()})
+	c.post(request[T]{op: opDone, item: item, at: c.stamp(doneInstant, 0)})
 }
 
 // DoneBatch marks each of items finished, as [Queue.Done] does for each in
@@ -237,7 +235,7 @@ func (q *Queue[T]) DoneBatch(items []T) {
 	c.mustHash(items...)
 	l := c.list()
 	l.items = append(l.items, items...)
-	c.post(request[T]{op: opDones, list: l, at: c.workTime()})
+	c.post(request[T]{op: opDones, list: l, at: c.stamp(doneInstant, 0)})
 }
 
 // Len returns the number of items ready to be handed out. It waits for the

@@ -12,7 +12,7 @@ import (
 // goroutine calls it, and so do callers for requests still in the inbox
 // after the owner ended.
 func (o *owner[T]) serve(r *request[T], seq uint64, first bool) {
-	if o.c.stamped && r.op != opCancel {
+	if r.op != opCancel {
 		o.at = r.at
 	}
 	o.seq = seq
@@ -75,20 +75,6 @@ func (o *owner[T]) serve(r *request[T], seq uint64, first bool) {
 	}
 }
 
-// handOutAt returns the instant of a hand-out that the owner makes while
-// it applies the current event: that event's instant, with stamps; with
-// fairness by work time alone, the owner's clock reading, since the
-// item's work starts now; otherwise none.
-func (o *owner[T]) handOutAt() int64 {
-	if o.c.rated.Load() {
-		return o.c.since() // the instant its tokens are spent
-	}
-	if o.c.stamped {
-		return o.at
-	}
-	return o.c.workTime()
-}
-
 // get serves a Get or GetBatch: w waits for items, behind the calls
 // already waiting.
 func (o *owner[T]) get(w *waiter[T]) {
@@ -97,7 +83,7 @@ func (o *owner[T]) get(w *waiter[T]) {
 	if w.get && len(o.waiting) == 0 {
 		// What the lane offers goes first: its oldest item, if the lane
 		// is still in order.
-		if item, p, ok := o.offers.handOver(o.handOutAt(), o.seq); ok {
+		if item, p, ok := o.offers.handOver(o.c.stamp(handOutInstant, o.at), o.seq); ok {
 			w.items, w.prio = append(w.items, item), p.Prio
 			w.answer()
 			return
@@ -164,7 +150,7 @@ func (o *owner[T]) serveWaiters() {
 	for _, w := range o.waiting {
 		for len(w.items) < cap(w.items) {
 			if !dated { // once per call, and only if it hands out
-				at, dated = o.handOutAt(), true
+				at, dated = o.c.stamp(handOutInstant, o.at), true
 			}
 			item, p, ok := o.q.HandOut(at, o.seq)
 			if !ok {
