@@ -17,11 +17,8 @@ type shared[T comparable] struct {
 	done  chan struct{} // closed as the owner goroutine's last act
 	rest  chan *owner[T]
 
-	shutting  atomic.Bool  // ShutDown or ShutDownWithDrain was called
-	quitting  atomic.Bool  // ShutDown was called, or the Queue was dropped: the owner ends
-	draining  atomic.Bool  // ShutDownWithDrain was called: the owner drains
-	shutdowns atomic.Int64 // calls of ShutDown, which end drains begun before
-	itemsUsed atomic.Bool  // Items was called
+	phase     atomic.Uint32 // the lifecycle word: its bits say what callers asked (lifetime.go)
+	shutdowns atomic.Int64  // calls of ShutDown, which end drains begun before
 
 	lane   *lane[T]   // the lane's consumers' side, or nil: Get always asks the owner (lane.go)
 	top    *topPrio   // the lane's gate, or nil (gate.go)

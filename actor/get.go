@@ -97,9 +97,7 @@ func (q *Queue[T]) GetBatch(buf []T) (items []T, shutdown bool) {
 // shutdown to take them.
 func (q *Queue[T]) Items() <-chan T {
 	c := q.c
-	if !c.itemsUsed.Load() {
-		c.itemsUsed.Store(true)
-		c.lane.close()
+	if c.phase.Or(phaseItems)&phaseItems == 0 {
 		c.inbox.wake() // the owner offers items on the channel, and takes the lane back
 	}
 	return c.out

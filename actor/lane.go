@@ -48,7 +48,7 @@ type lane[T comparable] struct {
 	ring [laneSize]atomic.Pointer[slot[T]]
 
 	claims [maxSlots / 64]atomic.Uint64 // a bit per slot index: claimed, and not yet seen
-	shut   atomic.Bool                  // Items was called, or shutdown began: Get asks the owner
+	phase  *atomic.Uint32               // the queue's lifecycle word: the lane is off once laneOffBits are set
 }
 
 // laneSize is the ring's size: the most items the owner keeps offered.
@@ -167,13 +167,6 @@ func (l *lane[T]) takeClaims(w int) uint64 {
 	return l.claims[w].Swap(0)
 }
 
-// close closes the lane for good: Gets ask the owner, which takes back
-// what the lane offers. Any goroutine may call it; l may be nil.
-func (l *lane[T]) close() {
-	if l != nil {
-		l.shut.Store(true)
-	}
-}
-
-// closed reports whether the lane was closed.
-func (l *lane[T]) closed() bool { return l.shut.Load() }
+// closed reports whether the lane is off for good (laneOffBits): Gets
+// ask the owner, which takes back what the lane offers.
+func (l *lane[T]) closed() bool { return l.phase.Load()&laneOffBits != 0 }

@@ -5,6 +5,33 @@ import (
 	"time"
 )
 
+// The lifecycle word, shared.phase, holds what callers asked of the queue:
+// each bit is set once, for good, by whoever asks (then the inbox's bell
+// is rung, so that the owner looks), and read by everyone.
+//
+//	phaseItems  Items was called: the owner offers ready items on the
+//	            items channel while it waits; the lane is off, so Gets
+//	            ask the owner.
+//	phaseDrain  ShutDownWithDrain was called: callers' adds and delays
+//	            are ignored; the lane is off; the owner applies what was
+//	            sent before, then drains (state.Queue.Drain: delays
+//	            dropped, waiting calls answered shutdown as soon as
+//	            nothing is ready), and ends once nothing is processing.
+//	phaseQuit   ShutDown was called, or the Queue was dropped: as with
+//	            phaseDrain, but the owner ends at once (state.Queue.End).
+//
+// No bit means running: everything is allowed. What the owner has applied
+// is the state's own phase (state.Phase: running, draining, ended), which
+// follows the word.
+const (
+	phaseItems uint32 = 1 << iota
+	phaseDrain
+	phaseQuit
+
+	shutDownBits = phaseDrain | phaseQuit              // adds are ignored
+	laneOffBits  = phaseItems | phaseDrain | phaseQuit // Gets ask the owner
+)
+
 // A queue's life has three phases (state.Phase). While it runs, the owner
 // goroutine holds the state. ShutDown ends the owner goroutine at once;
 // ShutDownWithDrain first has it drain: adds and delays are ignored, calls
@@ -80,8 +107,7 @@ func (q *Queue[T]) ShutDownWithDrain() {
 	c := q.c
 	shutdowns := c.shutdowns.Load()
 	c.unregister()
-	c.shutting.Store(true)
-	c.draining.Store(true)
+	c.phase.Or(phaseDrain)
 	c.inbox.wake()
 	<-c.done
 	for {
@@ -108,8 +134,7 @@ func (q *Queue[T]) ShutDownWithDrain() {
 // any more.
 func (c *shared[T]) stop() {
 	c.unregister()
-	c.shutting.Store(true)
-	c.quitting.Store(true)
+	c.phase.Or(phaseQuit)
 	c.inbox.wake()
 }
 

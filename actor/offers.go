@@ -44,7 +44,7 @@ const fairPerGet = 4
 // newOffers makes the lane of o's queue, configured by cfg, and the gate.
 func newOffers[T comparable](cfg Config[T], o *owner[T]) *offers[T] {
 	return &offers[T]{
-		l: &lane[T]{}, q: o.q, f: o.c.filter, top: &topPrio{}, c: o.c,
+		l: &lane[T]{phase: &o.c.phase}, q: o.q, f: o.c.filter, top: &topPrio{}, c: o.c,
 		fair: cfg.Fairness != nil, atAdd: cfg.Requeue == RequeueAtAdd,
 	}
 }
@@ -318,14 +318,4 @@ func (o *offers[T]) entered(item T, e *hotEntry[T]) {
 func (o *offers[T]) release(sl *slot[T]) {
 	*sl = slot[T]{idx: sl.idx}
 	o.free = append(o.free, sl)
-}
-
-// close turns the lane off for good, and takes back what it offers. Gets
-// ask the owner from then on.
-func (o *offers[T]) close() {
-	if o == nil {
-		return
-	}
-	o.l.close()
-	o.takeBack()
 }

@@ -25,7 +25,6 @@ type owner[T comparable] struct {
 
 	dueAlarm  alarm // armed to the earliest deadline
 	tickAlarm alarm // armed to the next refresh of the unfinished-work gauges
-	drained   bool  // ShutDownWithDrain was seen
 
 	// The item offered on the items channel while the owner waits in its
 	// select: popped before it, and returned after it unless a consumer
@@ -84,7 +83,7 @@ func (o *owner[T]) serveInbox(n int) {
 func (o *owner[T]) wait() (quit bool) {
 	bell := o.c.inbox.idle()
 	var out chan<- T
-	if o.c.itemsUsed.Load() && len(o.waiting) == 0 && o.stage() {
+	if o.c.phase.Load()&phaseItems != 0 && len(o.waiting) == 0 && o.stage() {
 		out = o.c.out
 		if o.c.rated.Load() {
 			o.arm() // the pop spent tokens: a key may wait, or its bucket fill, sooner
@@ -106,10 +105,11 @@ func (o *owner[T]) wait() (quit bool) {
 		}
 	}
 	o.unstage()
-	if !o.drained && o.c.draining.Load() {
+	p := o.c.phase.Load()
+	if p&phaseDrain != 0 && o.q.Phase() == state.Running {
 		o.startDrain()
 	}
-	return o.c.quitting.Load()
+	return p&phaseQuit != 0
 }
 
 // stage pops the next ready item to offer it on the items channel, and
@@ -214,13 +214,12 @@ func (o *owner[T]) flush() {
 // startDrain begins ShutDownWithDrain: delays are dropped, the lane is
 // off, and waiting calls are answered at once from now on.
 func (o *owner[T]) startDrain() {
-	o.drained = true
 	o.flush()
 	o.q.Drain()
 	o.c.filter.forget()
 	o.dueAlarm.stop()
-	o.tickAlarm.stop() // client-go refreshes nothing once shutting down
-	o.offers.close()
+	o.tickAlarm.stop()  // client-go refreshes nothing once shutting down
+	o.offers.takeBack() // the lane is off (phaseDrain)
 	o.serveWaiters()
 }
 
@@ -235,7 +234,7 @@ func (o *owner[T]) exit() {
 	o.flush() // what was sent before ShutDown counts
 	o.q.End()
 	o.c.filter.forget()
-	o.offers.close()
+	o.offers.takeBack() // the lane is off (phaseQuit or phaseDrain)
 	o.serveWaiters()
 	close(o.c.out)
 	close(o.c.done)

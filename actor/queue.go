@@ -95,7 +95,7 @@ func newOwner[T comparable](cfg Config[T], fp fastPaths) *owner[T] {
 func (q *Queue[T]) Add(item T) {
 	c := q.c
 	c.mustHash(item)
-	if c.shutting.Load() {
+	if c.phase.Load()&shutDownBits != 0 {
 		return
 	}
 	hot, skip := c.filter.skip(item)
@@ -118,7 +118,7 @@ func (q *Queue[T]) Add(item T) {
 func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 	c := q.c
 	c.mustHash(item)
-	if c.shutting.Load() {
+	if c.phase.Load()&shutDownBits != 0 {
 		return
 	}
 	if d <= 0 {
@@ -157,7 +157,7 @@ type AddOpts struct {
 // the inbox is full. Once shutdown has begun it does nothing.
 func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 	c := q.c
-	if len(items) == 0 || c.shutting.Load() {
+	if len(items) == 0 || c.phase.Load()&shutDownBits != 0 {
 		return
 	}
 	c.mustHash(items...)
@@ -304,4 +304,4 @@ func (c *shared[T]) setKeyLimit(l state.KeyLimit, pause int64) {
 }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
-func (q *Queue[T]) ShuttingDown() bool { return q.c.shutting.Load() }
+func (q *Queue[T]) ShuttingDown() bool { return q.c.phase.Load()&shutDownBits != 0 }

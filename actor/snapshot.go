@@ -135,7 +135,7 @@ func snapshotOf[T, U comparable](c *shared[T], n int, as func(T) U) Snapshot[U] 
 		Name:         c.name,
 		ID:           c.id,
 		Taken:        c.epoch.Add(time.Duration(at)),
-		ShuttingDown: c.shutting.Load(),
+		ShuttingDown: c.phase.Load()&shutDownBits != 0,
 		Ready:        s.Ready,
 		Processing:   s.Processing,
 		AddedAgain:   s.AddedAgain,
