@@ -42,7 +42,12 @@ type shared[T comparable] struct {
 // the state left behind (lifetime.go). Only a full inbox makes it wait.
 func (c *shared[T]) post(r request[T]) {
 	if !c.send(r) {
-		c.withRest(func(o *owner[T]) { o.serve(&r, c.inbox.taken, true) })
+		c.withRest(func(o *owner[T]) {
+			rest := r                                  // a copy, so that r itself stays on the caller's stack
+			rest.seq, rest.first = c.inbox.taken, true // after every request in the inbox, which withRest applied
+			o.serve(&rest)
+			o.own()
+		})
 	}
 }
 

@@ -140,8 +140,7 @@ func TestFilterAddAroundClaim(t *testing.T) {
 			if !sl.taken.CompareAndSwap(false, true) {
 				t.Fatal("claim failed")
 			}
-			r, seq, first := c.inbox.take()
-			o.serve(r, seq, first) // the Add of 2, which sees no claim yet
+			o.serve(c.inbox.take()) // the Add of 2, which sees no claim yet
 			c.lane.claims[sl.idx/64].Or(1 << (sl.idx % 64))
 			if !addFirst {
 				q.Add(1) // after the claim: finds sent set, and counts on the Add before
@@ -149,8 +148,7 @@ func TestFilterAddAroundClaim(t *testing.T) {
 					t.Fatalf("requests waiting = %d; want 1 (the Add after the claim is skipped)", n)
 				}
 			}
-			r, seq, first = c.inbox.take()
-			o.serve(r, seq, first) // the Add of 1: the item is popped
+			o.serve(c.inbox.take()) // the Add of 1: the item is popped
 
 			q.Done(1)
 			o.serveInbox(math.MaxInt)

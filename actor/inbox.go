@@ -36,8 +36,8 @@ type inbox[T comparable] struct {
 	next  int
 
 	// puts counts the requests put, taken the requests taken (the
-	// owner's): a request's number in the order of requests is the puts
-	// before it, and the request take returns is number taken-1.
+	// owner's): a request's place in the order of requests is the puts
+	// before it, which is taken as take returns it.
 	puts  atomic.Uint64
 	taken uint64
 }
@@ -125,14 +125,14 @@ func (in *inbox[T]) wait(n *int, limit int, done <-chan struct{}) bool {
 }
 
 // take returns the next request, if one is there, without waiting, with
-// its number in the order of requests, and whether it is the first of a
-// batch: every request of a batch was put before the batch was taken.
-// The request stays valid until the next take, or until idle. A batch's
+// its place in the order of requests (seq) and whether it is the first of
+// a batch (first) filled in. The request stays valid until the next take,
+// or until idle. A batch's
 // array is cleared as a whole once it is served (at the next take, or as
 // the owner goes to sleep: idle), so that the collector can have what its
 // requests point to.
-func (in *inbox[T]) take() (r *request[T], seq uint64, first bool) {
-	first = in.next == len(in.batch)
+func (in *inbox[T]) take() *request[T] {
+	first := in.next == len(in.batch)
 	if first {
 		clear(in.batch)
 		in.mu.Lock()
@@ -146,12 +146,14 @@ func (in *inbox[T]) take() (r *request[T], seq uint64, first bool) {
 		in.mu.Unlock()
 		in.next = 0
 		if len(in.batch) == 0 {
-			return nil, 0, false
+			return nil
 		}
 	}
+	r := &in.batch[in.next]
+	r.seq, r.first = in.taken, first
 	in.next++
 	in.taken++
-	return &in.batch[in.next-1], in.taken - 1, first
+	return r
 }
 
 // len returns how many requests are there now.

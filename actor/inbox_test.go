@@ -40,7 +40,7 @@ func TestInboxRoom(t *testing.T) {
 				if got := in.len(); got != tc.limit+2 {
 					t.Fatalf("len() = %d while a put waits; want %d", got, tc.limit+2)
 				}
-				if r, _, _ := in.take(); r == nil || r.item != 0 {
+				if r := in.take(); r == nil || r.item != 0 {
 					t.Fatalf("take() = %v; want item 0", r)
 				}
 				wg.Wait()

@@ -54,7 +54,6 @@ func (c *shared[T]) withRest(f func(o *owner[T])) {
 	defer func() { c.rest <- o }()
 	o.serveInbox(math.MaxInt)
 	o.offers.see() // the claims made before the caller's call
-	o.seq = c.inbox.taken
 	f(o)
 	if o.idle != nil && !o.busy() {
 		close(o.idle) // releases the ShutDownWithDrain calls made after the owner ended

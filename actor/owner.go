@@ -20,8 +20,12 @@ type owner[T comparable] struct {
 	q       *state.Queue[T]
 	offers  *offers[T]   // the lane's owner side, or nil
 	waiting []*waiter[T] // Get and GetBatch calls waiting for an item, oldest first
-	at      int64        // with stamps: the instant of the event being applied
-	seq     uint64       // the place of the event being applied in the order of calls (inbox.take)
+
+	// r is the event being applied, whose instant and place in the order
+	// of calls (seq) the owner reads: a request (serve), or between
+	// requests its own, round (own).
+	r     *request[T]
+	round request[T]
 
 	dueAlarm  alarm // armed to the earliest deadline
 	tickAlarm alarm // armed to the next refresh of the unfinished-work gauges
@@ -65,12 +69,21 @@ func (o *owner[T]) loop() {
 // ended (lifetime.go).
 func (o *owner[T]) serveInbox(n int) {
 	for range n {
-		r, seq, first := o.c.inbox.take()
+		r := o.c.inbox.take()
 		if r == nil {
-			return
+			break
 		}
-		o.serve(r, seq, first)
+		o.serve(r)
 	}
+	o.own()
+}
+
+// own makes the owner's own event current, after the requests taken: it
+// has their place, and the instant of the last one (the event that makes
+// items ready for the calls waiting), until a due item dates it again.
+func (o *owner[T]) own() {
+	o.round.at, o.round.seq = o.r.at, o.c.inbox.taken
+	o.r = &o.round
 }
 
 // wait blocks until one thing happens and serves it. It reports whether
@@ -96,7 +109,7 @@ func (o *owner[T]) wait() (quit bool) {
 		case <-bell:
 		case out <- o.head:
 			o.staged = false
-			o.q.Received(o.head, o.headPlace, o.c.stamp(receiveInstant, 0), o.c.inbox.taken)
+			o.q.Received(o.head, o.headPlace, o.c.stamp(receiveInstant, 0), o.r.seq)
 		case <-o.dueAlarm.ch():
 			o.dueAlarm.fired()
 		case <-o.tickAlarm.ch():
@@ -149,7 +162,7 @@ func (o *owner[T]) busy() bool {
 func (o *owner[T]) serveDue() {
 	if at, ok := o.q.NextDue(); ok {
 		if now := o.c.since(); at <= now {
-			o.at = now
+			o.r.at = now
 			o.q.Due(now)
 		}
 	}
@@ -159,7 +172,6 @@ func (o *owner[T]) serveDue() {
 // GetBatch calls first (what the lane offers goes first, so it comes
 // back), then the lane.
 func (o *owner[T]) handOut() {
-	o.seq = o.c.inbox.taken // every request taken is applied
 	if len(o.waiting) > 0 {
 		o.offers.takeBack()
 		o.serveWaiters()
@@ -206,10 +218,7 @@ func (o *owner[T]) refresh() {
 // before it called ShutDown or ShutDownWithDrain takes effect. The
 // requests sent after, concurrent with the shutdown, are served later,
 // and then their adds are ignored (state.Queue.Add).
-func (o *owner[T]) flush() {
-	o.serveInbox(o.c.inbox.len())
-	o.seq = o.c.inbox.taken
-}
+func (o *owner[T]) flush() { o.serveInbox(o.c.inbox.len()) }
 
 // startDrain begins ShutDownWithDrain: delays are dropped, the lane is
 // off, and waiting calls are answered at once from now on.

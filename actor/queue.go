@@ -74,6 +74,7 @@ func newOwner[T comparable](cfg Config[T], fp fastPaths) *owner[T] {
 	c.decide(clock, m != nil || sc.Bound > 0, sc.ByWork)
 	c.metrics = m != nil
 	o := &owner[T]{c: c, q: state.New(sc)}
+	o.r = &o.round
 	c.rated.Store(o.q.Rated())
 	install(fp, o, cfg, m)
 	if cfg.Name != "" {

@@ -29,13 +29,17 @@ const (
 	opSnapshot           // answer w with a snapshot of up to w.snapN items of each state
 )
 
-// request is a message to the owner goroutine.
+// request is a message to the owner goroutine. The caller fills it in,
+// but for its place in the order of calls, which the inbox gives it as
+// the owner takes it; the owner applies it as one value (owner.r).
 type request[T comparable] struct {
-	op   op
-	prio int32 // opAdd: the priority
-	item T
-	at   int64        // with stamps (stamped): the caller's clock reading, in nanoseconds since the epoch
-	due  int64        // opAddAt: the deadline, in nanoseconds since the epoch
+	op    op
+	first bool  // the first of its inbox batch: every request of a batch was put before the batch was taken
+	prio  int32 // opAdd: the priority
+	item  T
+	at    int64        // the instant of the call, if the queue reads it (callInstant, doneInstant), in nanoseconds since the epoch
+	seq   uint64       // its place in the order of calls: the requests put before it
+	due   int64        // opAddAt: the deadline, in nanoseconds since the epoch
 	keys []string     // with fairness, opAdd, opRetry, opAddAt: the item's keys
 	list *itemList[T] // opAddList, opDones
 	w    *waiter[T]   // opLen, opGet, opCancel

@@ -7,20 +7,17 @@ import (
 	"github.com/actorq/actorq/actor/internal/state"
 )
 
-// serve applies r, the request of number seq (inbox.take), to the state;
-// first says whether it was the first of its inbox batch. The owner
-// goroutine calls it, and so do callers for requests still in the inbox
-// after the owner ended.
-func (o *owner[T]) serve(r *request[T], seq uint64, first bool) {
-	if r.op != opCancel {
-		o.at = r.at
-	}
-	o.seq = seq
-	o.offers.prepare(first, r)
+// serve applies r, numbered by the inbox (or, after the owner ended, by
+// its caller), to the state: r is the event in hand (owner.r) until the
+// next. The owner goroutine calls it, and so do callers for requests
+// still in the inbox after the owner ended.
+func (o *owner[T]) serve(r *request[T]) {
+	o.r = r
+	o.offers.prepare(r.first, r)
 	switch r.op {
 	case opAdd:
-		opts := state.Opts{Prio: int(r.prio), Keys: r.keys, Seq: seq}
-		was := o.add(r.item, opts, o.at)
+		opts := state.Opts{Prio: int(r.prio), Keys: r.keys}
+		was := o.add(r.item, opts)
 		// The add clears the sent flag it took (filter.go). If it found
 		// its item popped with the flag still set (a hand-out clears
 		// it), a consumer may have claimed the item since. A claim that
@@ -33,24 +30,27 @@ func (o *owner[T]) serve(r *request[T], seq uint64, first bool) {
 		// again after its Done.
 		if r.hot != nil && r.hot.sent.Swap(false) && was == state.Popped {
 			if claimed, cleared := o.offers.claimOf(r.item, r.hot); claimed {
+				seq := r.seq
 				if !cleared {
-					opts = state.Opts{Seq: math.MaxUint64}
+					opts, seq = state.Opts{}, math.MaxUint64
 				}
-				o.add(r.item, opts, o.at)
+				opts.Seq = seq
+				was = o.q.Add(r.item, opts, r.at)
+				o.offers.entered(r.item, o.c.filter.added(r.item, was != state.Absent))
 			}
 		}
 	case opRetry:
-		o.add(r.item, state.Opts{Keys: r.keys, Retry: true, Seq: seq}, o.at)
+		o.add(r.item, state.Opts{Keys: r.keys, Retry: true})
 	case opAddAt:
-		o.addAt(r.item, r.due, state.Opts{Keys: r.keys, Retry: true, Seq: seq}, o.at)
+		o.addAt(r.item, r.due, state.Opts{Keys: r.keys, Retry: true})
 	case opAddList:
-		o.addList(r.list, o.at)
+		o.addList(r.list)
 		r.list.recycle()
 	case opDone:
-		o.done(r.item, r.at)
+		o.done(r.item)
 	case opDones:
 		for _, item := range r.list.items {
-			o.done(item, r.at)
+			o.done(item)
 		}
 		r.list.recycle()
 	case opLen:
@@ -83,7 +83,7 @@ func (o *owner[T]) get(w *waiter[T]) {
 	if w.get && len(o.waiting) == 0 {
 		// What the lane offers goes first: its oldest item, if the lane
 		// is still in order.
-		if item, p, ok := o.offers.handOver(o.c.stamp(handOutInstant, o.at), o.seq); ok {
+		if item, p, ok := o.offers.handOver(o.c.stamp(handOutInstant, o.r.at), o.r.seq); ok {
 			w.items, w.prio = append(w.items, item), p.Prio
 			w.answer()
 			return
@@ -107,36 +107,39 @@ func (o *owner[T]) snapshot(w *waiter[T]) {
 // addList applies an AddWithOpts: each item at the list's priority, now or
 // at its deadline. Like controller-runtime's, it counts a retry for each
 // item delayed.
-func (o *owner[T]) addList(l *itemList[T], at int64) {
+func (o *owner[T]) addList(l *itemList[T]) {
 	for i, item := range l.items {
-		opts := state.Opts{Prio: l.prio, Seq: o.seq}
+		opts := state.Opts{Prio: l.prio}
 		if l.keys != nil {
 			opts.Keys = l.keys[i]
 		}
 		if due := l.due[i]; due != noDeadline {
 			opts.Retry = true
-			o.addAt(item, due, opts, at)
+			o.addAt(item, due, opts)
 		} else {
-			o.add(item, opts, at)
+			o.add(item, opts)
 		}
 	}
 }
 
-// add, addAt and done apply an event of item to the state, and keep the
-// fast paths in step with it.
-func (o *owner[T]) add(item T, opts state.Opts, at int64) (was state.Status) {
-	was = o.q.Add(item, opts, at)
+// add, addAt and done apply an event of item to the state, at the
+// instant and the place of the request in hand, and keep the fast paths
+// in step with it.
+func (o *owner[T]) add(item T, opts state.Opts) (was state.Status) {
+	opts.Seq = o.r.seq
+	was = o.q.Add(item, opts, o.r.at)
 	o.offers.entered(item, o.c.filter.added(item, was != state.Absent))
 	return was
 }
 
-func (o *owner[T]) addAt(item T, due int64, opts state.Opts, at int64) {
-	o.q.AddAt(item, due, opts, at)
+func (o *owner[T]) addAt(item T, due int64, opts state.Opts) {
+	opts.Seq = o.r.seq
+	o.q.AddAt(item, due, opts, o.r.at)
 	o.offers.entered(item, o.c.filter.added(item, false))
 }
 
-func (o *owner[T]) done(item T, at int64) {
-	o.q.Done(item, at, o.seq)
+func (o *owner[T]) done(item T) {
+	o.q.Done(item, o.r.at, o.r.seq)
 	o.c.filter.sync(item)
 }
 
@@ -150,9 +153,9 @@ func (o *owner[T]) serveWaiters() {
 	for _, w := range o.waiting {
 		for len(w.items) < cap(w.items) {
 			if !dated { // once per call, and only if it hands out
-				at, dated = o.c.stamp(handOutInstant, o.at), true
+				at, dated = o.c.stamp(handOutInstant, o.r.at), true
 			}
-			item, p, ok := o.q.HandOut(at, o.seq)
+			item, p, ok := o.q.HandOut(at, o.r.seq)
 			if !ok {
 				break
 			}
