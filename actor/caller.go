@@ -20,8 +20,7 @@ type shared[T comparable] struct {
 	phase     atomic.Uint32 // the lifecycle word: its bits say what callers asked (lifetime.go)
 	shutdowns atomic.Int64  // calls of ShutDown, which end drains begun before
 
-	lane   *lane[T]   // the lane's consumers' side, or nil: Get always asks the owner (lane.go)
-	top    *topPrio   // the lane's gate, or nil (gate.go)
+	lane   *lane[T]   // the lane, or nil: Get always asks the owner (lane.go)
 	filter *filter[T] // the duplicate filter, or nil (filter.go)
 
 	fairness   func(T) []string // Config.Fairness, nil with a custom Storage
@@ -46,7 +45,6 @@ func (c *shared[T]) post(r request[T]) {
 			rest := r                                  // a copy, so that r itself stays on the caller's stack
 			rest.seq, rest.first = c.inbox.taken, true // after every request in the inbox, which withRest applied
 			o.serve(&rest)
-			o.own()
 		})
 	}
 }
@@ -70,13 +68,14 @@ func (c *shared[T]) send(r request[T]) bool {
 }
 
 // ask sends a waiter for up to cap(buf) items (a Get's one, if buf is nil)
-// and returns it answered; sl is a lane slot the Get gives back, or nil.
+// and returns it answered; back is a lane slot the Get gives back
+// (slot.back), or 0.
 // If cancel is closed first, it withdraws the waiter, which is then
 // answered either as canceled or, if items were handed to it first, with
 // them.
-func (c *shared[T]) ask(buf []T, sl *slot[T], cancel <-chan struct{}) *waiter[T] {
+func (c *shared[T]) ask(buf []T, back int, cancel <-chan struct{}) *waiter[T] {
 	w := c.waiter()
-	w.items, w.slot = buf, sl
+	w.items, w.back = buf, back
 	if buf == nil {
 		w.items, w.get = w.one[:0], true
 	}
@@ -89,7 +88,7 @@ func (c *shared[T]) ask(buf []T, sl *slot[T], cancel <-chan struct{}) *waiter[T]
 	case <-w.reply:
 		return w
 	case <-cancel:
-		c.send(request[T]{op: opCancel, w: w}) // if the owner has ended, it answered w
+		c.send(request[T]{op: opCancel, w: w, at: c.stamp(callInstant, 0)}) // if the owner has ended, it answered w
 	case <-c.done:
 	}
 	c.await(w)
@@ -114,7 +113,7 @@ func (c *shared[T]) waiter() *waiter[T] { return c.waiters.Get().(*waiter[T]) }
 // recycle clears an answered waiter and returns it to the pool.
 func (c *shared[T]) recycle(w *waiter[T]) {
 	var zero T
-	w.items, w.one[0], w.n, w.shutdown, w.canceled, w.get, w.slot = nil, zero, 0, false, false, false, nil
+	w.items, w.one[0], w.n, w.shutdown, w.canceled, w.get, w.back = nil, zero, 0, false, false, false, 0
 	c.waiters.Put(w)
 }
 

@@ -63,13 +63,13 @@ var busy = func() chan struct{} { c := make(chan struct{}); close(c); return c }
 func (in *inbox[T]) put(r request[T], done <-chan struct{}) bool {
 	in.mu.Lock()
 	switch {
-	case r.hot != nil && r.hot.sent.CompareAndSwap(false, true):
+	case r.entry != nil && r.entry.markSent():
 		// An Add that takes its item's sent flag, under the lock: its
 		// place in the order is here. It does not wait for room: an
 		// entry has at most one such Add in the inbox, so they are
 		// bounded by the filter.
 	case r.op <= opAddList: // an add of any kind
-		r.hot = nil // the flag was taken: the Add it marks is in the inbox
+		r.entry = nil // the flag was taken: the Add it marks is in the inbox
 		if !in.wait(&in.adds, addsSize, done) {
 			return false
 		}

@@ -31,7 +31,7 @@ func TestInboxRoom(t *testing.T) {
 					other = opAdd
 				}
 				in.put(request[int]{op: other, item: -1}, never)
-				in.put(request[int]{op: opAdd, item: -2, hot: &hotEntry[int]{item: -2}}, never)
+				in.put(request[int]{op: opAdd, item: -2, entry: &entry[int]{item: -2}}, never)
 
 				var wg sync.WaitGroup
 				var sent bool

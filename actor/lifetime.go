@@ -53,7 +53,7 @@ func (c *shared[T]) withRest(f func(o *owner[T])) {
 	o := <-c.rest
 	defer func() { c.rest <- o }()
 	o.serveInbox(math.MaxInt)
-	o.offers.see() // the claims made before the caller's call
+	o.c.lane.see() // the claims made before the caller's call
 	f(o)
 	if o.idle != nil && !o.busy() {
 		close(o.idle) // releases the ShutDownWithDrain calls made after the owner ended

@@ -11,14 +11,12 @@ import (
 // needs to serve it (the callers' side is in shared). After the goroutine
 // ends, the callers take turns with it (lifetime.go).
 //
-// The fast paths the owner drives are offers (the lane's owner side) and
-// the filter (c.filter); it calls them at the points ARCHITECTURE.md
-// lists, with what the event carries. Either may be nil, and every method
-// it calls does nothing then.
+// The fast paths the owner drives are the lane (c.lane) and the filter
+// (c.filter); it calls them at the points ARCHITECTURE.md lists. Either
+// may be nil, and every method it calls does nothing then.
 type owner[T comparable] struct {
 	c       *shared[T]
 	q       *state.Queue[T]
-	offers  *offers[T]   // the lane's owner side, or nil
 	waiting []*waiter[T] // Get and GetBatch calls waiting for an item, oldest first
 
 	// r is the event being applied, whose instant and place in the order
@@ -75,15 +73,6 @@ func (o *owner[T]) serveInbox(n int) {
 		}
 		o.serve(r)
 	}
-	o.own()
-}
-
-// own makes the owner's own event current, after the requests taken: it
-// has their place, and the instant of the last one (the event that makes
-// items ready for the calls waiting), until a due item dates it again.
-func (o *owner[T]) own() {
-	o.round.at, o.round.seq = o.r.at, o.c.inbox.taken
-	o.r = &o.round
 }
 
 // wait blocks until one thing happens and serves it. It reports whether
@@ -130,7 +119,7 @@ func (o *owner[T]) wait() (quit bool) {
 func (o *owner[T]) stage() bool {
 	item, p, ok := o.q.Pop(o.c.stamp(popInstant, 0))
 	if ok {
-		o.c.filter.off(item)
+		o.c.filter.follow(item) // processing, as far as Adds are concerned
 		o.staged, o.head, o.headPlace = true, item, p
 	}
 	return ok
@@ -143,7 +132,7 @@ func (o *owner[T]) unstage() {
 	var zero T
 	if o.staged {
 		o.q.Return(o.head, o.headPlace, o.c.stamp(popInstant, 0))
-		o.c.filter.sync(o.head)
+		o.c.filter.follow(o.head)
 		o.staged = false
 	}
 	o.head = zero
@@ -153,7 +142,7 @@ func (o *owner[T]) unstage() {
 // or claimed from the lane and not yet seen (once the lane is shut, the
 // only items left popped).
 func (o *owner[T]) busy() bool {
-	o.offers.see()
+	o.c.lane.see()
 	return o.q.Processing() > 0 || o.q.Popped() > 0
 }
 
@@ -173,10 +162,10 @@ func (o *owner[T]) serveDue() {
 // back), then the lane.
 func (o *owner[T]) handOut() {
 	if len(o.waiting) > 0 {
-		o.offers.takeBack()
+		o.c.lane.recall()
 		o.serveWaiters()
 	}
-	o.offers.fill()
+	o.c.lane.fill()
 }
 
 // arm points the delay alarm at the earliest deadline and the metrics
@@ -199,12 +188,12 @@ func (o *owner[T]) refresh() {
 	if !o.c.metrics {
 		return
 	}
-	o.offers.see() // the hand-outs through the lane so far
+	o.c.lane.see() // the hand-outs through the lane so far
 	now := o.c.since()
 	if o.q.KeysDue(now) {
 		// The per-key gauges count what consumers hold: the items the
 		// lane offers are ready, so they go back to the order first.
-		o.offers.takeBack()
+		o.c.lane.recall()
 	}
 	if at, ok := o.q.Refresh(now); !ok {
 		o.tickAlarm.stop()
@@ -227,8 +216,8 @@ func (o *owner[T]) startDrain() {
 	o.q.Drain()
 	o.c.filter.forget()
 	o.dueAlarm.stop()
-	o.tickAlarm.stop()  // client-go refreshes nothing once shutting down
-	o.offers.takeBack() // the lane is off (phaseDrain)
+	o.tickAlarm.stop() // client-go refreshes nothing once shutting down
+	o.c.lane.recall()  // the lane is off (phaseDrain)
 	o.serveWaiters()
 }
 
@@ -243,7 +232,7 @@ func (o *owner[T]) exit() {
 	o.flush() // what was sent before ShutDown counts
 	o.q.End()
 	o.c.filter.forget()
-	o.offers.takeBack() // the lane is off (phaseQuit or phaseDrain)
+	o.c.lane.recall() // the lane is off (phaseQuit or phaseDrain)
 	o.serveWaiters()
 	close(o.c.out)
 	close(o.c.done)

@@ -17,7 +17,7 @@ func BenchmarkOwnerCycle(b *testing.B) {
 		b.Run(fmt.Sprint("burst=", burst), func(b *testing.B) {
 			o := newOwner(Config[int]{}, defaultPaths)
 			c := o.c
-			o.offers.wanted = true
+			o.c.lane.wanted = true
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {

@@ -99,12 +99,12 @@ func (q *Queue[T]) Add(item T) {
 	if c.phase.Load()&shutDownBits != 0 {
 		return
 	}
-	hot, skip := c.filter.skip(item)
+	e, skip := c.filter.skip(item)
 	if skip {
 		return // a duplicate (filter.go)
 	}
-	c.send(request[T]{op: opAdd, item: item, at: c.stamp(callInstant, 0), keys: c.keysOf(item), hot: hot})
-	c.top.raise(0) // after the send: see gate.go
+	c.send(request[T]{op: opAdd, item: item, at: c.stamp(callInstant, 0), keys: c.keysOf(item), entry: e})
+	c.lane.raise(0) // after the send: see the gate (lane.go)
 }
 
 // AddAfter adds item after the delay d, measured on the queue's clock. A d
@@ -128,7 +128,7 @@ func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 		at := c.since()
 		c.send(request[T]{op: opAddAt, item: item, at: at, due: deadlineAfter(at, d), keys: c.keysOf(item)})
 	}
-	c.top.raise(0) // a delayed add too may raise a ready item to 0: see gate.go
+	c.lane.raise(0) // a delayed add too may raise a ready item to 0
 }
 
 // AddOpts are the options of [Queue.AddWithOpts], controller-runtime's
@@ -165,7 +165,7 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 	if len(items) == 1 && o.After <= 0 && !o.RateLimited && int(int32(o.Priority)) == o.Priority {
 		item := items[0]
 		c.send(request[T]{op: opAdd, prio: int32(o.Priority), item: item, at: c.stamp(callInstant, 0), keys: c.keysOf(item)})
-		c.top.raise(o.Priority)
+		c.lane.raise(o.Priority)
 		return
 	}
 	l := c.list()
@@ -194,7 +194,7 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 	if !c.send(request[T]{op: opAddList, list: l, at: c.stamp(callInstant, 0)}) {
 		l.recycle()
 	}
-	c.top.raise(o.Priority)
+	c.lane.raise(o.Priority)
 }
 
 // AddRateLimited adds item after the delay its rate limiter gives, which is
@@ -245,7 +245,7 @@ func (q *Queue[T]) DoneBatch(items []T) {
 func (q *Queue[T]) Len() int {
 	c := q.c
 	w := c.waiter()
-	c.post(request[T]{op: opLen, w: w})
+	c.post(request[T]{op: opLen, w: w, at: c.stamp(callInstant, 0)})
 	c.await(w)
 	n := w.n
 	c.recycle(w)
@@ -298,7 +298,7 @@ func (q *Queue[T]) PauseKey(keys []string, until time.Time) error {
 func (c *shared[T]) setKeyLimit(l state.KeyLimit, pause int64) {
 	w := c.waiter()
 	w.limit, w.pause = l, pause
-	c.post(request[T]{op: opLimit, w: w})
+	c.post(request[T]{op: opLimit, w: w, at: c.stamp(callInstant, 0)})
 	c.await(w)
 	w.limit = state.KeyLimit{}
 	c.recycle(w)

@@ -1,44 +1,22 @@
 package actor
 
 import (
-	"math"
 	"slices"
 
 	"github.com/actorq/actorq/actor/internal/state"
 )
 
 // serve applies r, numbered by the inbox (or, after the owner ended, by
-// its caller), to the state: r is the event in hand (owner.r) until the
-// next. The owner goroutine calls it, and so do callers for requests
-// still in the inbox after the owner ended.
+// its caller), to the state: r is the event in hand (owner.r) until it
+// returns; then the owner's own event is (own). The owner goroutine calls
+// it, and so do callers for requests still in the inbox after the owner
+// ended.
 func (o *owner[T]) serve(r *request[T]) {
 	o.r = r
-	o.offers.prepare(r.first, r)
+	o.c.lane.before(r)
 	switch r.op {
 	case opAdd:
-		opts := state.Opts{Prio: int(r.prio), Keys: r.keys}
-		was := o.add(r.item, opts)
-		// The add clears the sent flag it took (filter.go). If it found
-		// its item popped with the flag still set (a hand-out clears
-		// it), a consumer may have claimed the item since. A claim that
-		// cleared this flag made the Adds after it send requests of
-		// their own, so this add's place alone decides: it is applied
-		// again once the state has heard of the claim. A claim that
-		// cleared another entry (the item's entry was replaced while it
-		// was popped) did not, and Adds after it may have counted on
-		// this one: the item is added after the claim, so that it runs
-		// again after its Done.
-		if r.hot != nil && r.hot.sent.Swap(false) && was == state.Popped {
-			if claimed, cleared := o.offers.claimOf(r.item, r.hot); claimed {
-				seq := r.seq
-				if !cleared {
-					opts, seq = state.Opts{}, math.MaxUint64
-				}
-				opts.Seq = seq
-				was = o.q.Add(r.item, opts, r.at)
-				o.offers.entered(r.item, o.c.filter.added(r.item, was != state.Absent))
-			}
-		}
+		o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys})
 	case opRetry:
 		o.add(r.item, state.Opts{Keys: r.keys, Retry: true})
 	case opAddAt:
@@ -62,7 +40,7 @@ func (o *owner[T]) serve(r *request[T]) {
 	case opCancel:
 		o.cancel(r.w)
 	case opLimit:
-		o.offers.takeBack() // popped items count against the caps
+		o.c.lane.recall() // popped items count against the caps
 		if now := o.c.since(); r.w.pause == noDeadline {
 			o.q.SetLimit(r.w.limit, now)
 		} else {
@@ -73,23 +51,28 @@ func (o *owner[T]) serve(r *request[T]) {
 	case opSnapshot:
 		o.snapshot(r.w)
 	}
+	o.own()
+}
+
+// own makes the owner's own event the event in hand, once a request is
+// applied: it comes after every request taken, and has the instant of the
+// last one (the event that made items ready for the calls waiting), until
+// a due item dates it again. The request itself is not kept: the inbox
+// reuses it.
+func (o *owner[T]) own() {
+	o.round.at, o.round.seq = o.r.at, o.c.inbox.taken
+	o.r = &o.round
 }
 
 // get serves a Get or GetBatch: w waits for items, behind the calls
 // already waiting.
 func (o *owner[T]) get(w *waiter[T]) {
-	o.offers.asked(w, len(o.waiting)+1)
 	o.serveDue() // an item due now is ready for this call
-	if w.get && len(o.waiting) == 0 {
-		// What the lane offers goes first: its oldest item, if the lane
-		// is still in order.
-		if item, p, ok := o.offers.handOver(o.c.stamp(handOutInstant, o.r.at), o.r.seq); ok {
-			w.items, w.prio = append(w.items, item), p.Prio
-			w.answer()
-			return
-		}
+	if item, prio, ok := o.c.lane.asked(o.r, len(o.waiting)); ok {
+		w.items, w.prio = append(w.items, item), prio // what the lane offers goes first
+		w.answer()
+		return
 	}
-	o.offers.takeBack() // what the lane offers goes first
 	o.waiting = append(o.waiting, w)
 	o.serveWaiters()
 }
@@ -98,7 +81,7 @@ func (o *owner[T]) get(w *waiter[T]) {
 // items go back to the order first, so that the snapshot lists them in
 // their place whichever transport is on; the lane offers them again after.
 func (o *owner[T]) snapshot(w *waiter[T]) {
-	o.offers.takeBack()
+	o.c.lane.recall()
 	o.serveDue() // an item due now is ready, as a Len would see it
 	w.snap = o.q.Snapshot(w.snapN)
 	w.answer()
@@ -123,24 +106,26 @@ func (o *owner[T]) addList(l *itemList[T]) {
 }
 
 // add, addAt and done apply an event of item to the state, at the
-// instant and the place of the request in hand, and keep the fast paths
-// in step with it.
-func (o *owner[T]) add(item T, opts state.Opts) (was state.Status) {
+// instant and the place of the request in hand, and keep the filter in
+// step with it. The filter may have an add applied again, once, after a
+// claim of its item (filter.added).
+func (o *owner[T]) add(item T, opts state.Opts) {
 	opts.Seq = o.r.seq
-	was = o.q.Add(item, opts, o.r.at)
-	o.offers.entered(item, o.c.filter.added(item, was != state.Absent))
-	return was
+	for again := true; again; {
+		was := o.q.Add(item, opts, o.r.at)
+		opts, again = o.c.filter.added(item, o.r.entry, opts, was)
+	}
 }
 
 func (o *owner[T]) addAt(item T, due int64, opts state.Opts) {
 	opts.Seq = o.r.seq
 	o.q.AddAt(item, due, opts, o.r.at)
-	o.offers.entered(item, o.c.filter.added(item, false))
+	o.c.filter.added(item, nil, opts, state.Absent)
 }
 
 func (o *owner[T]) done(item T) {
 	o.q.Done(item, o.r.at, o.r.seq)
-	o.c.filter.sync(item)
+	o.c.filter.follow(item)
 }
 
 // serveWaiters hands ready items to the waiting calls, oldest call first,
@@ -159,7 +144,7 @@ func (o *owner[T]) serveWaiters() {
 			if !ok {
 				break
 			}
-			o.c.filter.off(item)
+			o.c.filter.follow(item)
 			if len(w.items) == 0 {
 				w.prio = p.Prio
 			}

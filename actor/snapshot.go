@@ -126,7 +126,7 @@ func (q *Queue[T]) Snapshot(n int) Snapshot[T] {
 func snapshotOf[T, U comparable](c *shared[T], n int, as func(T) U) Snapshot[U] {
 	w := c.waiter()
 	w.snapN = max(n, 0)
-	c.post(request[T]{op: opSnapshot, w: w})
+	c.post(request[T]{op: opSnapshot, w: w, at: c.stamp(callInstant, 0)})
 	c.await(w)
 	s, at := w.snap, c.since()
 	w.snap = state.Snapshot[T]{}
