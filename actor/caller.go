@@ -3,42 +3,42 @@ package actor
 import (
 	"fmt"
 	"hash/maphash"
+	"math"
 	"reflect"
-	"sync"
-	"sync/atomic"
 )
 
-// shared is what callers and the owner goroutine share: channels, flags,
-// settings fixed at New, and the fast paths' shared parts. The owner's own
-// fields, the queue's state among them, are in owner.
-type shared[T comparable] struct {
-	inbox inbox[T]      // every request, in each caller's order; its bell wakes the owner
-	out   chan T        // unbuffered: Items; an item is processing once received
-	done  chan struct{} // closed as the owner goroutine's last act
-	rest  chan *owner[T]
+// The callers' side of a queue: how a call reaches the owner goroutine
+// (send, post), how it waits for the answer (ask, await), the pools of
+// waiters and lists, and the checks made in the caller's goroutine (an
+// item's hash, its fairness keys).
+//
+// When the owner goroutine ends (loop.go, exit), a little state is left:
+// items still ready, and items processing that may come back at their
+// Done (client-go hands those out after shutdown, and so do we). No goroutine
+// keeps it: the owner puts itself into rest, a channel of one slot, and
+// from then on each call that needs the state (Get, Done, Len,
+// ShutDownWithDrain) takes it out, serves first whatever requests were
+// still in the inbox, does its work and puts it back. The channel is the
+// lock: one holder at a time, and a call waiting for its turn is blocked
+// on a channel, which testing/synctest sees as durably blocked.
 
-	phase     atomic.Uint32 // the lifecycle word: its bits say what callers asked (lifetime.go)
-	shutdowns atomic.Int64  // calls of ShutDown, which end drains begun before
-
-	lane   *lane[T]   // the lane, or nil: Get always asks the owner (lane.go)
-	filter *filter[T] // the duplicate filter, or nil (filter.go)
-
-	fairness   func(T) []string // Config.Fairness, nil with a custom Storage
-	depth      atomic.Int32     // with fairness: 1 + the number of keys of every item, once one was added
-	stamps                      // the clock, and which instants the queue reads
-	limiter    RateLimiter[T]
-	metrics    bool // the state records metrics
-	checkItems bool // T can hold values that cannot be map keys
-	seed       maphash.Seed
-	name       string // Config.Name
-	id         uint64 // the queue's number in the registry of named queues (snapshot.go); 0 if unnamed
-
-	waiters sync.Pool // of *waiter[T], made by newOwner's New
-	lists   sync.Pool // of *itemList[T], made by newOwner's New
+// withRest runs f with the state left after the owner goroutine ended,
+// once the requests still in the inbox are applied. It must be called only
+// after done is closed.
+func (c *shared[T]) withRest(f func(o *owner[T])) {
+	o := <-c.rest
+	defer func() { c.rest <- o }()
+	o.serveInbox(math.MaxInt)
+	o.c.lane.see() // the claims made before the caller's call
+	f(o)
+	if o.settled != nil && !o.busy() {
+		close(o.settled) // releases the ShutDownWithDrain calls made after the owner ended
+		o.settled = nil
+	}
 }
 
 // post hands r to the owner goroutine or, if it has ended, applies r to
-// the state left behind (lifetime.go). Only a full inbox makes it wait.
+// the state left behind (withRest). Only a full inbox makes it wait.
 func (c *shared[T]) post(r request[T]) {
 	if !c.send(r) {
 		c.withRest(func(o *owner[T]) {
@@ -74,7 +74,7 @@ func (c *shared[T]) send(r request[T]) bool {
 // answered either as canceled or, if items were handed to it first, with
 // them.
 func (c *shared[T]) ask(buf []T, back int, cancel <-chan struct{}) *waiter[T] {
-	w := c.waiter()
+	w := c.newWaiter()
 	w.items, w.back = buf, back
 	if buf == nil {
 		w.items, w.get = w.one[:0], true
@@ -107,8 +107,8 @@ func (c *shared[T]) await(w *waiter[T]) {
 	}
 }
 
-// waiter returns a waiter from the pool.
-func (c *shared[T]) waiter() *waiter[T] { return c.waiters.Get().(*waiter[T]) }
+// newWaiter returns a waiter from the pool.
+func (c *shared[T]) newWaiter() *waiter[T] { return c.waiters.Get().(*waiter[T]) }
 
 // recycle clears an answered waiter and returns it to the pool.
 func (c *shared[T]) recycle(w *waiter[T]) {
@@ -117,8 +117,8 @@ func (c *shared[T]) recycle(w *waiter[T]) {
 	c.waiters.Put(w)
 }
 
-// list returns an itemList from the pool.
-func (c *shared[T]) list() *itemList[T] { return c.lists.Get().(*itemList[T]) }
+// newList returns an itemList from the pool.
+func (c *shared[T]) newList() *itemList[T] { return c.lists.Get().(*itemList[T]) }
 
 // keysOf returns item's fairness keys, computed in the caller's goroutine,
 // or nil without fairness. Every item must have as many keys as the first

@@ -12,8 +12,9 @@ import (
 // the Add would change nothing: what a de-duplication storm (many
 // producers re-adding a few hot keys) is made of. A hot item has an entry
 // whose flags word an Add reads; an Add that finds noop or sent set
-// returns. This file is the whole protocol: no other file reads or writes
-// an entry's fields. Its invariant:
+// returns. This file is the whole protocol, and the only one that reads or
+// writes an entry's fields; it is longer than 400 lines because it is one
+// protocol. Its invariant:
 //
 //	noop is set only while an Add of the item at priority 0 would
 //	change nothing (it is ready, or processing and marked to run
@@ -251,8 +252,9 @@ func (f *filter[T]) added(item T, e *entry[T], opts state.Opts, was state.Status
 
 // follow sets the flags of item's entry, if it has one, from its state,
 // after the owner applied an event of it other than an add: a hand-out
-// (processing: the flags clear, since an Add made after it must reach the
-// owner), a Done, or a return to the ready order. An item that left the
+// (processing, or popped for the items channel: the flags clear, since an
+// Add made after it must reach the owner), a Done, or a return to the
+// ready order. An item that left the
 // queue leaves the table (leave).
 func (f *filter[T]) follow(item T) {
 	if f == nil || f.table.Load() == nil {
@@ -265,7 +267,7 @@ func (f *filter[T]) follow(item T) {
 	}
 	switch e := f.entry(item); {
 	case e == nil:
-	case st == state.Processing:
+	case st == state.Processing, st == state.Popped: // popped for the items channel
 		e.clear()
 	default:
 		e.setNoop(f.q.NoopAdd(item))

@@ -120,7 +120,7 @@ func TestFilterAddAroundClaim(t *testing.T) {
 			q.Add(1) // a duplicate that reaches the owner: item 1 gets a filter entry
 			o.serveInbox(roundSize)
 			o.c.lane.wanted = true
-			o.handOut() // offers 1 in the lane
+			o.serveReady() // offers 1 in the lane
 			sl := c.lane.receive()
 			if sl.item != 1 || sl.entry.Load() == nil {
 				t.Fatalf("slot holds %d with entry %v; want 1 with its entry", sl.item, sl.entry.Load())
@@ -159,7 +159,7 @@ func TestFilterAddAroundClaim(t *testing.T) {
 			if st := o.q.Status(1); st != want {
 				t.Fatalf("after the Done, item 1 is %v; want %v", st, want)
 			}
-			c.stop()
+			c.quit()
 			o.exit()
 		})
 	}
@@ -185,7 +185,7 @@ func TestFilterPoppedKeepsSlotEntry(t *testing.T) {
 		t.Fatalf("entries of 1 and 2 = %p, %p; want none and one", f.entry(1), f.entry(2))
 	}
 	o.c.lane.wanted = true
-	o.handOut() // offers 1 and 2 in the lane
+	o.serveReady() // offers 1 and 2 in the lane
 	sl := c.lane.receive()
 	if sl.item != 1 || sl.entry.Load() != nil {
 		t.Fatalf("first slot holds %d with entry %p; want 1 with none", sl.item, sl.entry.Load())
@@ -219,7 +219,7 @@ func TestFilterPoppedKeepsSlotEntry(t *testing.T) {
 	if _, s := look(f.table.Load(), f.hash(2), 2); s == nil || !s.isStub() {
 		t.Fatalf("item 2 came back with %+v in the table; want its stub", s)
 	}
-	o.handOut() // offers 2
+	o.serveReady() // offers 2
 	sl = c.lane.receive()
 	if sl.item != 2 || sl.entry.Load() == nil || sl.entry.Load() != f.entry(2) {
 		t.Fatalf("slot holds %d with entry %p; want 2 with its entry %p, in its stub's place", sl.item, sl.entry.Load(), f.entry(2))
@@ -229,7 +229,7 @@ func TestFilterPoppedKeepsSlotEntry(t *testing.T) {
 	}
 	q.Done(2)
 	o.serveInbox(math.MaxInt)
-	c.stop()
+	c.quit()
 	o.exit()
 }
 
@@ -359,7 +359,7 @@ func TestFilterNothingLeft(t *testing.T) {
 		t.Fatal("no entry for an item re-added while ready")
 	}
 	o.c.lane.wanted = true
-	o.handOut() // offers 1 in the lane
+	o.serveReady() // offers 1 in the lane
 	sl := c.lane.receive()
 	if item, _, ok := ClaimOffered(q, sl); !ok || item != 1 {
 		t.Fatalf("claim = %d, %v; want 1, true", item, ok)
@@ -390,7 +390,7 @@ func TestFilterNothingLeft(t *testing.T) {
 		t.Fatalf("after it came back, item 1 is %v; want ready", st)
 	}
 
-	c.stop()
+	c.quit()
 	o.exit()
 	f.insert(2)
 	f.added(2, nil, state.Opts{}, o.q.Add(2, state.Opts{}, 0)) // ignored: the queue has ended

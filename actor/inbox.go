@@ -54,8 +54,8 @@ const (
 	roundSize  = 64
 )
 
-// busy is a closed channel: a select case that is always ready.
-var busy = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+// ringing is a closed channel: a bell that always rings.
+var ringing = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // put sends r, waiting only while the inbox is full. It reports false,
 // without sending, if done is closed first. An Add's filter entry, if it
@@ -70,7 +70,7 @@ func (in *inbox[T]) put(r request[T], done <-chan struct{}) bool {
 		// bounded by the filter.
 	case r.op <= opAddList: // an add of any kind
 		r.entry = nil // the flag was taken: the Add it marks is in the inbox
-		if !in.wait(&in.adds, addsSize, done) {
+		if !in.reserve(&in.adds, addsSize, done) {
 			return false
 		}
 	default:
@@ -78,7 +78,7 @@ func (in *inbox[T]) put(r request[T], done <-chan struct{}) bool {
 		// of adds does not hold up the Dones that let consumers go on,
 		// and a consumer that gets from the lane faster than the owner
 		// applies its Dones is held back by them.
-		if !in.wait(&in.others, othersSize, done) {
+		if !in.reserve(&in.others, othersSize, done) {
 			return false
 		}
 	}
@@ -103,10 +103,10 @@ func (in *inbox[T]) wake() {
 	}
 }
 
-// wait waits, with the lock held and held again on return, until *n, a
-// count of requests in reqs, is below limit, and counts one more. It
+// reserve waits, with the lock held and held again on return, until *n,
+// a count of requests in reqs, is below limit, and counts one more. It
 // reports false if done was closed first (then without the lock).
-func (in *inbox[T]) wait(n *int, limit int, done <-chan struct{}) bool {
+func (in *inbox[T]) reserve(n *int, limit int, done <-chan struct{}) bool {
 	for *n >= limit {
 		if in.room == nil {
 			in.room = make(chan struct{})
@@ -183,7 +183,7 @@ func (in *inbox[T]) idle() <-chan struct{} {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if len(in.reqs) > 0 || in.next < len(in.batch) {
-		return busy
+		return ringing
 	}
 	in.sleeping = true
 	return in.bell

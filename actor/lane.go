@@ -16,8 +16,8 @@ import (
 // as it would without the lane. This file is the whole protocol, and one
 // type: the ring, the slots, the claim bits, the priority gate, and the
 // owner's side (what it offers, and when it takes it back). It is longer
-// than the other files of the package because it is one protocol; no
-// other file reads or writes a slot's fields.
+// than 400 lines because it is one protocol; no other file reads or
+// writes a slot's fields.
 //
 // A slot's state is one word:
 //

@@ -27,7 +27,7 @@ func BenchmarkOwnerCycle(b *testing.B) {
 					i++
 				}
 				o.serveInbox(math.MaxInt)
-				o.handOut()
+				o.serveReady()
 				for range burst {
 					item, _, got, _ := c.get(nil)
 					if !got {
@@ -36,7 +36,7 @@ func BenchmarkOwnerCycle(b *testing.B) {
 					(&Queue[int]{c: c}).Done(item)
 				}
 				o.serveInbox(math.MaxInt)
-				o.handOut()
+				o.serveReady()
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*burst), "ns/item")
 		})

@@ -35,7 +35,7 @@ func newQueue[T comparable](cfg Config[T], fp fastPaths) *Queue[T] {
 	go o.loop()
 	q := &Queue[T]{c: o.c}
 	if !inBubble() {
-		q.cleanup = runtime.AddCleanup(q, (*shared[T]).stop, o.c)
+		q.cleanup = runtime.AddCleanup(q, (*shared[T]).quit, o.c)
 	}
 	return q
 }
@@ -168,7 +168,7 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 		c.lane.raise(o.Priority)
 		return
 	}
-	l := c.list()
+	l := c.newList()
 	l.prio = o.Priority
 	l.items = slices.Grow(l.items, len(items)) // one allocation for a new list, not one per doubling
 	var since int64
@@ -234,7 +234,7 @@ func (q *Queue[T]) DoneBatch(items []T) {
 		return
 	}
 	c.mustHash(items...)
-	l := c.list()
+	l := c.newList()
 	l.items = append(l.items, items...)
 	c.post(request[T]{op: opDones, list: l, at: c.stamp(doneInstant, 0)})
 }
@@ -244,7 +244,7 @@ func (q *Queue[T]) DoneBatch(items []T) {
 // before, and once it returns, the metrics of those calls are recorded.
 func (q *Queue[T]) Len() int {
 	c := q.c
-	w := c.waiter()
+	w := c.newWaiter()
 	c.post(request[T]{op: opLen, w: w, at: c.stamp(callInstant, 0)})
 	c.await(w)
 	n := w.n
@@ -296,12 +296,100 @@ func (q *Queue[T]) PauseKey(keys []string, until time.Time) error {
 // other than noDeadline pause the key l.Keys until then, and waits until
 // it has.
 func (c *shared[T]) setKeyLimit(l state.KeyLimit, pause int64) {
-	w := c.waiter()
+	w := c.newWaiter()
 	w.limit, w.pause = l, pause
 	c.post(request[T]{op: opLimit, w: w, at: c.stamp(callInstant, 0)})
 	c.await(w)
 	w.limit = state.KeyLimit{}
 	c.recycle(w)
+}
+
+// Snapshot returns the queue's counts and up to n items of each state
+// (ready, processing, delayed); n <= 0 gives the counts only. The owner
+// goroutine answers it in one exchange, between two rounds, in O(n log n
+// + p log p for the p items processing + the priorities and keys on the
+// way): it never
+// walks the items ready or delayed, and allocates only for what it
+// returns. After shutdown it answers from what is left. It is safe for
+// concurrent use, and blocks until the owner answers.
+func (q *Queue[T]) Snapshot(n int) Snapshot[T] {
+	return snapshotOf(q.c, n, func(item T) T { return item })
+}
+
+// ShutDown stops the queue: from now on adds are ignored, and consumers
+// blocked in Get, GetContext, GetBatch or receiving from Items are released
+// (Get returns the items still ready first). ShutDown blocks until the
+// owner goroutine has done its last work, which takes no longer than
+// applying the requests already sent; when it returns, no goroutine of the
+// queue remains but the owner returning, which blocks on nothing and never
+// touches the queue again. Pending delays are dropped. Items still ready
+// stay available to Get, and an item that was added again while being
+// processed becomes ready at its Done, as in client-go. An add that was
+// under way when ShutDown was called (it had not returned) may be applied
+// before the shutdown or ignored, never after a Get reported shutdown.
+// ShutDown may be called more than once, from any goroutine, and ends the
+// wait of every ShutDownWithDrain call made before it.
+func (q *Queue[T]) ShutDown() {
+	c := q.c
+	c.shutdowns.Add(1)
+	c.quit()
+	<-c.done
+	c.withRest(func(o *owner[T]) {
+		if o.settled != nil { // release the drains begun after the owner ended
+			close(o.settled)
+			o.settled = nil
+		}
+	})
+	q.cleanup.Stop()
+}
+
+// ShutDownWithDrain stops the queue like [Queue.ShutDown], but first waits
+// until no item is being processed. Meanwhile adds and pending delays are
+// dropped, Done works as usual, and consumers keep getting the items still
+// ready (Get returns shutdown as soon as none is, even while others are
+// processing); an item handed out during the drain is waited for too, and
+// so is one that was added again while processing and became ready at its
+// Done, once a consumer takes it. It returns when nothing is processing, or
+// when ShutDown is called (from another goroutine) after it began. When it
+// returns, no goroutine of the queue remains but the owner returning, as
+// for ShutDown.
+//
+// It may be called more than once and from many goroutines: every call
+// returns under the same rule. It blocks forever if an item being processed
+// is never Done and ShutDown is never called.
+func (q *Queue[T]) ShutDownWithDrain() {
+	c := q.c
+	shutdowns := c.shutdowns.Load()
+	c.unregister()
+	c.phase.Or(phaseDrain)
+	c.inbox.wake()
+	<-c.done
+	for {
+		var idle chan struct{}
+		c.withRest(func(o *owner[T]) {
+			if !o.busy() || c.shutdowns.Load() != shutdowns {
+				return
+			}
+			if o.settled == nil {
+				o.settled = make(chan struct{})
+			}
+			idle = o.settled
+		})
+		if idle == nil {
+			break
+		}
+		<-idle
+	}
+	q.cleanup.Stop()
+}
+
+// quit tells the owner goroutine to end, without waiting. ShutDown calls
+// it, and so does the runtime's cleanup goroutine for a Queue nobody holds
+// any more.
+func (c *shared[T]) quit() {
+	c.unregister()
+	c.phase.Or(phaseQuit)
+	c.inbox.wake()
 }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
