@@ -110,7 +110,9 @@ func (c *shared[T]) await(w *waiter[T]) {
 // newWaiter returns a waiter from the pool.
 func (c *shared[T]) newWaiter() *waiter[T] { return c.waiters.Get().(*waiter[T]) }
 
-// recycle clears an answered waiter and returns it to the pool.
+// recycle clears what a Get, GetBatch or Len set in an answered waiter
+// (setKeyLimit and snapshotOf clear what they set), and returns it to the
+// pool.
 func (c *shared[T]) recycle(w *waiter[T]) {
 	var zero T
 	w.items, w.one[0], w.n, w.shutdown, w.canceled, w.get, w.back = nil, zero, 0, false, false, false, 0

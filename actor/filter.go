@@ -221,11 +221,8 @@ func (f *filter[T]) added(item T, e *entry[T], opts state.Opts, was state.Status
 	if f == nil {
 		return opts, false
 	}
-	if e != nil && e.flags.And(^flagSent)&flagSent != 0 && was == state.Popped && f.lane != nil {
-		if claimed, cleared := f.lane.claimOf(item, e); claimed {
-			if !cleared {
-				opts = state.Opts{Seq: math.MaxUint64}
-			}
+	if e != nil {
+		if opts, again = f.again(item, e, opts, was); again {
 			return opts, true
 		}
 	}
@@ -248,6 +245,21 @@ func (f *filter[T]) added(item T, e *entry[T], opts state.Opts, was state.Status
 	}
 	e.setNoop(f.q.NoopAdd(item))
 	return opts, false
+}
+
+// again clears the sent flag of e, which an Add of item took, once the
+// state applied that Add with opts and found the item in state was; it
+// reports whether the Add must be applied again, and with which options
+// (see added).
+func (f *filter[T]) again(item T, e *entry[T], opts state.Opts, was state.Status) (state.Opts, bool) {
+	if e.flags.And(^flagSent)&flagSent == 0 || was != state.Popped || f.lane == nil {
+		return opts, false
+	}
+	claimed, cleared := f.lane.claimOf(item, e)
+	if claimed && !cleared {
+		opts = state.Opts{Seq: math.MaxUint64}
+	}
+	return opts, claimed
 }
 
 // follow sets the flags of item's entry, if it has one, from its state,

@@ -283,7 +283,9 @@ func (l *lane[T]) before(r *request[T]) {
 	var p int
 	switch r.op {
 	case opGet:
-		l.gets++
+		if l.fair {
+			l.gets++
+		}
 		return
 	case opAdd, opRetry, opAddAt:
 		p = int(r.prio)
@@ -327,7 +329,7 @@ func (l *lane[T]) asked(r *request[T], waiting int) (item T, prio int, ok bool) 
 	if l.fair && w.get {
 		l.asking = max(l.asking, waiting+1, l.gets)
 	}
-	if w.get && waiting == 0 {
+	if w.get && waiting == 0 && len(l.unseen) > 0 {
 		l.keepOrder()
 		at := l.clock.stamp(handOutInstant, r.at)
 		for sl := l.receive(); sl != nil; sl = l.receive() {
@@ -489,8 +491,8 @@ func (l *lane[T]) recall() {
 // came before the claim as if before (state.Queue), so the order in which
 // claims are seen does not matter.
 func (l *lane[T]) see() {
-	if l == nil {
-		return
+	if l == nil || len(l.unseen) == 0 {
+		return // every slot claimed and not yet seen is in unseen
 	}
 	for w := range (len(l.all) + 63) / 64 {
 		if l.claims[w].Load() == 0 {

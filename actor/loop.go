@@ -65,8 +65,9 @@ func (o *owner[T]) sleep() (quit bool) {
 		select {
 		case <-bell:
 		case out <- o.stagedItem:
-			o.staged = false
 			o.q.Received(o.stagedItem, o.stagedPlace, o.c.stamp(receiveInstant, 0), o.r.seq)
+			o.staged = false
+			o.stagedItem = *new(T) // the consumer's now: the owner must not keep it
 		case <-o.dueAlarm.ch():
 			o.dueAlarm.fired()
 		case <-o.tickAlarm.ch():
@@ -94,16 +95,15 @@ func (o *owner[T]) stage() bool {
 }
 
 // unstage returns the staged item, if no consumer received it, and
-// forgets the head in every case: an item a consumer received must not
-// stay referenced by the owner once it is Done.
+// forgets it.
 func (o *owner[T]) unstage() {
-	var zero T
-	if o.staged {
-		o.q.Return(o.stagedItem, o.stagedPlace, o.c.stamp(popInstant, 0))
-		o.c.filter.follow(o.stagedItem)
-		o.staged = false
+	if !o.staged {
+		return
 	}
-	o.stagedItem = zero
+	o.q.Return(o.stagedItem, o.stagedPlace, o.c.stamp(popInstant, 0))
+	o.c.filter.follow(o.stagedItem)
+	o.staged = false
+	o.stagedItem = *new(T)
 }
 
 // busy reports whether an item is being processed: by the state's count,
