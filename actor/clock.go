@@ -46,8 +46,9 @@ func (t realTimer) Reset(d time.Duration) bool { return t.t.Reset(d) }
 // The instants a queue reads. A queue reads its clock for deadlines (an
 // AddAfter's, its alarms', a key's limit or pause) and to date the
 // events its rules date: which kinds of event those are is decided once,
-// at New (stamps.decide), and stamp is the one function that reads them.
-// Other queues read no clock.
+// at New (stamps.decide), but for those that spend a key's tokens, read
+// once a key has a rate (stamps.rate); stamp is the one function that
+// reads them. Other queues read no clock.
 type instant uint8
 
 const (
@@ -58,48 +59,59 @@ const (
 	handOutInstant                     // a hand-out the owner makes to a waiting call
 )
 
-// stamps is a queue's clock and the kinds of instant it reads, fixed at
-// New except that the kinds that spend a key's tokens are read once a
-// key has a rate or a pause (rated, which the owner sets for good).
+// tokenInstants are the kinds that spend or date a key's tokens: read
+// once a key has a rate or a pause.
+const tokenInstants = popInstant | receiveInstant | handOutInstant
+
+// stamps is a queue's clock and the kinds of instant it reads: fixed at
+// New (decide), and the kinds that spend tokens once a key has a rate or
+// a pause (rate). A kind the queue does not read takes the instant its
+// caller has: the owner passes the instant of the event it applies for
+// its hand-outs (a Get's call, or the add that served a waiting one),
+// which metrics date that way, and callers pass 0.
 type stamps struct {
-	clock  Clock
-	epoch  time.Time
-	read   instant     // the kinds read from the clock
-	event  instant     // the kinds that take the instant of the event being applied, unless read
-	tokens instant     // the kinds read from the clock once rated: they spend or date a key's tokens
-	rated  atomic.Bool // a key has or had a rate or a pause (state.Queue.Rated)
+	clock Clock
+	epoch time.Time
+	read  instant       // the kinds read from the clock, fixed at New
+	rated atomic.Uint32 // tokenInstants once a key has or had a rate or a pause (state.Queue.Rated), else 0; the owner sets it
 }
 
-// decide sets s to read the instants that a queue on clock needs: with metrics
-// or a starvation bound (stamped), the instant of every call, Done, pop
-// and receive, and a hand-out takes the instant of the event that made
-// it (a Get's call, or the add that served a waiting one); with fairness
-// by work time, the instants that start and end an item's work; and once
-// a key has a rate, every pop, receive and hand-out, which spend tokens.
-// New calls it, before the queue is shared.
+// decide sets s to read the instants that a queue on clock needs: with
+// metrics or a starvation bound (stamped), the instant of every call,
+// Done, pop and receive (a hand-out takes the instant of the event that
+// made it); with fairness by work time, the instants that start and end
+// an item's work. New calls it, before the queue is shared.
 func (s *stamps) decide(clock Clock, stamped, byWork bool) {
 	s.clock, s.epoch = clock, clock.Now()
-	s.tokens = popInstant | receiveInstant | handOutInstant
 	if stamped {
 		s.read |= callInstant | doneInstant | receiveInstant | popInstant
-		s.event |= handOutInstant
 	}
 	if byWork {
-		s.read |= doneInstant | receiveInstant | handOutInstant&^s.event
+		s.read |= doneInstant | receiveInstant
+		if !stamped {
+			s.read |= handOutInstant
+		}
+	}
+}
+
+// rate records whether a key has or had a rate or a pause: from then on,
+// the queue reads the instants that spend tokens. The owner calls it.
+func (s *stamps) rate(rated bool) {
+	if rated {
+		s.rated.Store(uint32(tokenInstants))
 	}
 }
 
 // stamp returns the instant of an event of kind k, in nanoseconds since
-// the epoch, or 0 if the queue needs none: a clock reading, or event, the
-// instant of the event being applied, for the kinds that take it.
+// the epoch: the clock's reading if the queue reads that kind, otherwise
+// event, the instant its caller has (or 0). It is the one function that
+// reads these instants, and it inlines: a queue that reads none pays a
+// test.
 func (s *stamps) stamp(k instant, event int64) int64 {
-	switch {
-	case s.read&k != 0, s.tokens&k != 0 && s.rated.Load():
+	if (s.read|instant(s.rated.Load()))&k != 0 {
 		return s.since()
-	case s.event&k != 0:
-		return event
 	}
-	return 0
+	return event
 }
 
 // since returns the clock's reading in nanoseconds since the epoch: for

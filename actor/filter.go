@@ -209,34 +209,34 @@ func look[T comparable](t *[filterSize]atomic.Pointer[entry[T]], h uint64, item 
 //
 // The add clears the sent flag it took. If it found its item popped with
 // the flag still set (a hand-out clears it), a consumer may have claimed
-// the item since: added asks the lane, and if so returns again true with
-// the options to apply the add with again, now that the state has heard
-// of the claim. A claim that cleared e made the Adds after it send
-// requests of their own, so this add's place alone decides (opts, as
-// applied). A claim that cleared another entry (the item's entry was
-// replaced while it was popped) did not, and Adds after it may have
-// counted on this one: the item is added after the claim, so that it
-// runs again after its Done.
-func (f *filter[T]) added(item T, e *entry[T], opts state.Opts, was state.Status) (_ state.Opts, again bool) {
+// the item since: added asks the lane, and if so reports true, with
+// *opts the options to apply the add with again (then added follows that
+// add), now that the state has heard of the claim. A claim that cleared
+// e made the Adds after it send requests of their own, so this add's
+// place alone decides (*opts, as applied). A claim that cleared another
+// entry (the item's entry was replaced while it was popped) did not, and
+// Adds after it may have counted on this one: the item is added after the
+// claim, so that it runs again after its Done.
+func (f *filter[T]) added(item T, e *entry[T], opts *state.Opts, was state.Status) (again bool) {
 	if f == nil {
-		return opts, false
+		return false
 	}
-	if e != nil {
-		if opts, again = f.again(item, e, opts, was); again {
-			return opts, true
+	if e != nil { // the Add took e's sent flag
+		if f.again(item, e, opts, was) {
+			return true
 		}
 	}
 	known := was != state.Absent
 	if !known && f.table.Load() == nil {
-		return opts, false
+		return false
 	}
 	if !known && f.q.Phase() != state.Running {
 		f.leave(item, false)
-		return opts, false
+		return false
 	}
 	if e = f.entry(item); e == nil {
 		if !known && !f.cameBack(item) {
-			return opts, false
+			return false
 		}
 		e = f.insert(item)
 		if was == state.Popped && f.lane != nil {
@@ -244,22 +244,22 @@ func (f *filter[T]) added(item T, e *entry[T], opts state.Opts, was state.Status
 		}
 	}
 	e.setNoop(f.q.NoopAdd(item))
-	return opts, false
+	return false
 }
 
 // again clears the sent flag of e, which an Add of item took, once the
-// state applied that Add with opts and found the item in state was; it
-// reports whether the Add must be applied again, and with which options
+// state applied that Add with *opts and found the item in state was; it
+// reports whether the Add must be applied again, and sets *opts for it
 // (see added).
-func (f *filter[T]) again(item T, e *entry[T], opts state.Opts, was state.Status) (state.Opts, bool) {
+func (f *filter[T]) again(item T, e *entry[T], opts *state.Opts, was state.Status) bool {
 	if e.flags.And(^flagSent)&flagSent == 0 || was != state.Popped || f.lane == nil {
-		return opts, false
+		return false
 	}
 	claimed, cleared := f.lane.claimOf(item, e)
 	if claimed && !cleared {
-		opts = state.Opts{Seq: math.MaxUint64}
+		*opts = state.Opts{Seq: math.MaxUint64}
 	}
-	return opts, claimed
+	return claimed
 }
 
 // follow sets the flags of item's entry, if it has one, from its state,

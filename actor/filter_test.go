@@ -393,7 +393,7 @@ func TestFilterNothingLeft(t *testing.T) {
 	c.quit()
 	o.exit()
 	f.insert(2)
-	f.added(2, nil, state.Opts{}, o.q.Add(2, state.Opts{}, 0)) // ignored: the queue has ended
+	f.added(2, nil, &state.Opts{}, o.q.Add(2, state.Opts{}, 0)) // ignored: the queue has ended
 	if f.entry(2) != nil {
 		t.Fatal("an add ignored after shutdown left an entry")
 	}

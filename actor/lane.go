@@ -358,19 +358,9 @@ func (l *lane[T]) fill() {
 	}
 	l.see()
 	l.keepOrder()
-	if !l.wanted || l.atAdd && (l.q.Dirty() > 0 || l.q.Delayed() > 0) || l.fair && l.asking < 2 {
-		// With RequeueAtAdd, an item added again while processing, or
-		// delayed, keeps a place that may come before what the lane would
-		// offer (at its Done, or at an Add that cuts its delay short).
-		// With fairness, a claim that comes before the owner applied its
-		// caller's own calls would take its turn before theirs: the lane
-		// offers only to consumers that contend. Meanwhile Gets ask the
-		// owner.
+	limit := l.limit()
+	if limit == 0 {
 		return
-	}
-	limit := laneSize
-	if l.fair {
-		limit = min(l.asking*fairPerGet, laneSize)
 	}
 	n, now := len(l.unseen), l.clock.stamp(popInstant, 0)
 	for room := limit - l.len(); room > 0 && (len(l.free) > 0 || len(l.all) < maxSlots); room-- {
@@ -382,27 +372,39 @@ func (l *lane[T]) fill() {
 			l.q.Return(item, p, now) // below an add that may be on its way: Gets ask the owner
 			break
 		}
-		l.offer(item, p)
+		var sl *slot[T] // a released one, or a new one
+		if k := len(l.free); k > 0 {
+			sl, l.free = l.free[k-1], l.free[:k-1]
+		} else {
+			sl = &slot[T]{idx: len(l.all)}
+			l.all = append(l.all, sl)
+		}
+		sl.item, sl.place, sl.num = item, p, l.base+uint64(len(l.unseen))
+		if e := l.filter.offered(item, p.Prio); e != nil {
+			sl.entry.Store(e) // a released slot carries none
+		}
+		l.unseen = append(l.unseen, sl)
+		l.last, l.changes = p, l.q.Changes()
 	}
 	l.put(l.unseen[n:])
 }
 
-// offer fills a released slot (a new one if none is) with item, popped at
-// place p, for fill to put in the ring.
-func (l *lane[T]) offer(item T, p order.Place) {
-	var sl *slot[T]
-	if k := len(l.free); k > 0 {
-		sl, l.free = l.free[k-1], l.free[:k-1]
-	} else {
-		sl = &slot[T]{idx: len(l.all)}
-		l.all = append(l.all, sl)
+// limit returns how many items the lane may hold now: none until a Get
+// has found it empty (wanted). With RequeueAtAdd, none while an item
+// added again while processing, or delayed, keeps a place that may come
+// before what the lane would offer (at its Done, or at an Add that cuts
+// its delay short). With fairness, none until consumers contend (a claim
+// that comes before the owner applied its caller's own calls would take
+// its turn before theirs), then fairPerGet per consumer. Meanwhile Gets
+// ask the owner.
+func (l *lane[T]) limit() int {
+	switch {
+	case !l.wanted, l.atAdd && (l.q.Dirty() > 0 || l.q.Delayed() > 0), l.fair && l.asking < 2:
+		return 0
+	case l.fair:
+		return min(l.asking*fairPerGet, laneSize)
 	}
-	sl.item, sl.place, sl.num = item, p, l.base+uint64(len(l.unseen))
-	if e := l.filter.offered(item, p.Prio); e != nil {
-		sl.entry.Store(e) // a released slot carries none
-	}
-	l.unseen = append(l.unseen, sl)
-	l.last, l.changes = p, l.q.Changes()
+	return laneSize
 }
 
 // keepOrder takes the lane back if what it offers might no longer come

@@ -55,7 +55,7 @@ func (o *owner[T]) sleep() (quit bool) {
 	var out chan<- T
 	if o.c.phase.Load()&phaseItems != 0 && len(o.waiting) == 0 && o.stage() {
 		out = o.c.out
-		if o.c.rated.Load() {
+		if o.c.rated.Load() != 0 {
 			o.arm() // the pop spent tokens: a key may wait, or its bucket fill, sooner
 		}
 	}

@@ -115,7 +115,7 @@ func (o *owner[T]) serve(r *request[T]) {
 		} else {
 			o.q.Pause(r.w.limit.Keys, r.w.pause, now)
 		}
-		o.c.rated.Store(o.q.Rated())
+		o.c.rate(o.q.Rated())
 		r.w.answer()
 	case opSnapshot:
 		o.snapshot(r.w)
@@ -191,16 +191,18 @@ func (o *owner[T]) addList(l *itemList[T]) {
 // claim of its item (filter.added).
 func (o *owner[T]) add(item T, opts state.Opts) {
 	opts.Seq = o.r.seq
-	for again := true; again; {
+	for e := o.r.entry; ; e = nil { // the second time, the add again: its sent flag is clear
 		was := o.q.Add(item, opts, o.r.at)
-		opts, again = o.c.filter.added(item, o.r.entry, opts, was)
+		if !o.c.filter.added(item, e, &opts, was) {
+			return
+		}
 	}
 }
 
 func (o *owner[T]) addAt(item T, due int64, opts state.Opts) {
 	opts.Seq = o.r.seq
 	o.q.AddAt(item, due, opts, o.r.at)
-	o.c.filter.added(item, nil, opts, state.Absent)
+	o.c.filter.added(item, nil, &opts, state.Absent)
 }
 
 func (o *owner[T]) done(item T) {

@@ -75,7 +75,7 @@ func newOwner[T comparable](cfg Config[T], fp fastPaths) *owner[T] {
 	c.metrics = m != nil
 	o := &owner[T]{c: c, q: state.New(sc)}
 	o.r = &o.round
-	c.rated.Store(o.q.Rated())
+	c.rate(o.q.Rated())
 	install(fp, o, cfg, m)
 	if cfg.Name != "" {
 		c.register(cfg.Name)
