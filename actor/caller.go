@@ -5,94 +5,47 @@ import (
 	"hash/maphash"
 	"math"
 	"reflect"
-	"sync"
-	"sync/atomic"
-	"time"
 )
 
-// shared is what callers and the owner goroutine share: channels, flags,
-// settings fixed at New, and the fast paths' shared parts. The owner's own
-// fields, the queue's state among them, are in owner.
-type shared[T comparable] struct {
-	inbox inbox[T]      // every request, in each caller's order; its bell wakes the owner
-	out   chan T        // unbuffered: Items; an item is processing once received
-	done  chan struct{} // closed as the owner goroutine's last act
-	rest  chan *owner[T]
+// The callers' side of a queue: how a call reaches the owner goroutine
+// (send, post), how it waits for the answer (ask, await), the pools of
+// waiters and lists, and the checks made in the caller's goroutine (an
+// item's hash, its fairness keys).
+//
+// When the owner goroutine ends (loop.go, exit), a little state is left:
+// items still ready, and items processing that may come back at their
+// Done (client-go hands those out after shutdown, and so do we). No goroutine
+// keeps it: the owner puts itself into rest, a channel of one slot, and
+// from then on each call that needs the state (Get, Done, Len,
+// ShutDownWithDrain) takes it out, serves first whatever requests were
+// still in the inbox, does its work and puts it back. The channel is the
+// lock: one holder at a time, and a call waiting for its turn is blocked
+// on a channel, which testing/synctest sees as durably blocked.
 
-	shutting  atomic.Bool  // ShutDown or ShutDownWithDrain was called
-	quitting  atomic.Bool  // ShutDown was called, or the Queue was dropped: the owner ends
-	draining  atomic.Bool  // ShutDownWithDrain was called: the owner drains
-	shutdowns atomic.Int64 // calls of ShutDown, which end drains begun before
-	itemsUsed atomic.Bool  // Items was called
-
-	lane   *lane[T]   // the lane's consumers' side, or nil: Get always asks the owner (lane.go)
-	top    *topPrio   // the lane's gate, or nil (gate.go)
-	filter *filter[T] // the duplicate filter, or nil (filter.go)
-
-	fairness   func(T) []string // Config.Fairness, nil with a custom Storage
-	depth      atomic.Int32     // with fairness: 1 + the number of keys of every item, once one was added
-	clock      Clock
-	epoch      time.Time
-	limiter    RateLimiter[T]
-	stamped    bool        // the owner needs the instant of each call: metrics or a starvation bound
-	rated      atomic.Bool // a key has or had a rate or a pause (state.Queue.Rated): the owner reads the clock at pops and hand-outs; set by the owner
-	byWork     bool        // fairness by work time: a Done needs the instant of its call, a hand-out its own
-	metrics    bool        // the state records metrics
-	checkItems bool        // T can hold values that cannot be map keys
-	seed       maphash.Seed
-	name       string // Config.Name
-	id         uint64 // the queue's number in the registry of named queues (snapshot.go); 0 if unnamed
-
-	waiters sync.Pool // of *waiter[T], made by newOwner's New
-	lists   sync.Pool // of *itemList[T], made by newOwner's New
-}
-
-// since returns the queue's clock reading in nanoseconds since its epoch.
-func (c *shared[T]) since() int64 { return int64(c.clock.Now().Sub(c.epoch)) }
-
-// callTime returns the clock reading a request carries, or 0 when the
-// owner needs none.
-func (c *shared[T]) callTime() int64 {
-	if !c.stamped {
-		return 0
+// withRest runs f with the state left after the owner goroutine ended,
+// once the requests still in the inbox are applied. It must be called only
+// after done is closed.
+func (c *shared[T]) withRest(f func(o *owner[T])) {
+	o := <-c.rest
+	defer func() { c.rest <- o }()
+	o.serveInbox(math.MaxInt)
+	o.c.lane.see() // the claims made before the caller's call
+	f(o)
+	if o.settled != nil && !o.busy() {
+		close(o.settled) // releases the ShutDownWithDrain calls made after the owner ended
+		o.settled = nil
 	}
-	return c.since()
-}
-
-// popTime returns the clock reading of a pop the owner makes, or 0 when
-// it needs none: with stamps, and with rates, since a pop spends its
-// keys' tokens at its instant (and a hand-out dates them again).
-func (c *shared[T]) popTime() int64 {
-	if !c.stamped && !c.rated.Load() {
-		return 0
-	}
-	return c.since()
-}
-
-// workTime returns the clock reading that starts or ends an item's work
-// (a hand-out, a Done), or 0 when the owner needs none: with fairness by
-// work time, a Done ends its item's work at the instant of the call,
-// however late the owner goroutine applies it.
-func (c *shared[T]) workTime() int64 {
-	if !c.stamped && !c.byWork {
-		return 0
-	}
-	return c.since()
-}
-
-// deadlineAfter returns now+d, saturating at the largest deadline.
-func deadlineAfter(now int64, d time.Duration) int64 {
-	if now > 0 && int64(d) > math.MaxInt64-now {
-		return math.MaxInt64
-	}
-	return now + int64(d)
 }
 
 // post hands r to the owner goroutine or, if it has ended, applies r to
-// the state left behind (lifetime.go). Only a full inbox makes it wait.
+// the state left behind (withRest). Only a full inbox makes it wait.
 func (c *shared[T]) post(r request[T]) {
 	if !c.send(r) {
-		c.withRest(func(o *owner[T]) { o.serve(&r, c.inbox.taken, true) })
+		c.withRest(func(o *owner[T]) {
+			rest := r                                  // a copy, so that r itself stays on the caller's stack
+			rest.seq, rest.first = c.inbox.taken, true // after every request in the inbox, which withRest applied
+			o.serve(&rest)
+		})
 	}
 }
 
@@ -115,17 +68,18 @@ func (c *shared[T]) send(r request[T]) bool {
 }
 
 // ask sends a waiter for up to cap(buf) items (a Get's one, if buf is nil)
-// and returns it answered; sl is a lane slot the Get gives back, or nil.
+// and returns it answered; back is a lane slot the Get gives back
+// (slot.back), or 0.
 // If cancel is closed first, it withdraws the waiter, which is then
 // answered either as canceled or, if items were handed to it first, with
 // them.
-func (c *shared[T]) ask(buf []T, sl *slot[T], cancel <-chan struct{}) *waiter[T] {
-	w := c.waiter()
-	w.items, w.slot = buf, sl
+func (c *shared[T]) ask(buf []T, back int, cancel <-chan struct{}) *waiter[T] {
+	w := c.newWaiter()
+	w.items, w.back = buf, back
 	if buf == nil {
 		w.items, w.get = w.one[:0], true
 	}
-	c.post(request[T]{op: opGet, w: w, at: c.callTime()})
+	c.post(request[T]{op: opGet, w: w, at: c.stamp(callInstant, 0)})
 	if cancel == nil {
 		<-w.reply // post saw to it that the request is served
 		return w
@@ -134,7 +88,7 @@ func (c *shared[T]) ask(buf []T, sl *slot[T], cancel <-chan struct{}) *waiter[T]
 	case <-w.reply:
 		return w
 	case <-cancel:
-		c.send(request[T]{op: opCancel, w: w}) // if the owner has ended, it answered w
+		c.send(request[T]{op: opCancel, w: w, at: c.stamp(callInstant, 0)}) // if the owner has ended, it answered w
 	case <-c.done:
 	}
 	c.await(w)
@@ -153,18 +107,20 @@ func (c *shared[T]) await(w *waiter[T]) {
 	}
 }
 
-// waiter returns a waiter from the pool.
-func (c *shared[T]) waiter() *waiter[T] { return c.waiters.Get().(*waiter[T]) }
+// newWaiter returns a waiter from the pool.
+func (c *shared[T]) newWaiter() *waiter[T] { return c.waiters.Get().(*waiter[T]) }
 
-// recycle clears an answered waiter and returns it to the pool.
+// recycle clears what a Get, GetBatch or Len set in an answered waiter
+// (setKeyLimit and snapshotOf clear what they set), and returns it to the
+// pool.
 func (c *shared[T]) recycle(w *waiter[T]) {
 	var zero T
-	w.items, w.one[0], w.n, w.shutdown, w.canceled, w.get, w.slot = nil, zero, 0, false, false, false, nil
+	w.items, w.one[0], w.n, w.shutdown, w.canceled, w.get, w.back = nil, zero, 0, false, false, false, 0
 	c.waiters.Put(w)
 }
 
-// list returns an itemList from the pool.
-func (c *shared[T]) list() *itemList[T] { return c.lists.Get().(*itemList[T]) }
+// newList returns an itemList from the pool.
+func (c *shared[T]) newList() *itemList[T] { return c.lists.Get().(*itemList[T]) }
 
 // keysOf returns item's fairness keys, computed in the caller's goroutine,
 // or nil without fairness. Every item must have as many keys as the first

@@ -141,8 +141,6 @@ type Config[T comparable] struct {
 	// nothing more while an item added again while processing waits for
 	// its Done, so Gets make that round trip once it runs dry.
 	Requeue Requeue
-
-	paths *fastPaths // the tests' choice of fast paths; nil: defaultPaths
 }
 
 // KeyLimit is the flow control of one fairness key: the key whose path,

@@ -2,12 +2,9 @@ package actor
 
 import "os"
 
-// WithoutFastPaths returns cfg with every fast path of the transport off:
+// NewWithoutFastPaths is New with every fast path of the transport off:
 // the queue is the reference transport (fastpaths.go).
-func WithoutFastPaths[T comparable](cfg Config[T]) Config[T] {
-	cfg.paths = &fastPaths{}
-	return cfg
-}
+func NewWithoutFastPaths[T comparable](cfg Config[T]) *Queue[T] { return newQueue(cfg, fastPaths{}) }
 
 // With ACTORQ_FASTPATHS=off in the environment, every queue of the tests
 // is made with every fast path off: scripts/test.sh runs the package's
@@ -36,18 +33,10 @@ func ReceiveOffered[T comparable](q *Queue[T]) []*slot[T] {
 }
 
 // ClaimOffered claims sl, a slot from ReceiveOffered, as a Get would;
-// ok is false if it was revoked.
+// ok is false if it was revoked, or is below the gate.
 func ClaimOffered[T comparable](q *Queue[T], sl *slot[T]) (item T, prio int, ok bool) {
 	c := q.c
-	if !c.top.claimable(sl.place.Prio) {
-		return item, 0, false
-	}
-	item, prio = sl.item, sl.place.Prio
-	if !c.lane.claim(sl, c.workTime(), c.inbox.puts.Load()) {
-		var zero T
-		return zero, 0, false
-	}
-	return item, prio, true
+	return c.lane.claim(sl, c.stamp(receiveInstant, 0), c.inbox.puts.Load())
 }
 
 // HasLane reports whether q's Gets may take items from a lane.

@@ -23,7 +23,9 @@ func install[T comparable](fp fastPaths, o *owner[T], cfg Config[T], m *state.Me
 		c.filter = newFilter(o.q)
 	}
 	if fp.lane && cfg.Storage == nil && cfg.StarvationBound <= 0 && !m.ByPriority() {
-		o.offers = newOffers(cfg, o)
-		c.lane, c.top = o.offers.l, o.offers.top
+		c.lane = newLane(cfg, o.q, c.filter, &c.inbox, &c.stamps, &c.phase)
+		if c.filter != nil {
+			c.filter.lane = c.lane
+		}
 	}
 }

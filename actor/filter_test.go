@@ -33,7 +33,7 @@ func TestFilterTable(t *testing.T) {
 			f.q.Add(item, state.Opts{}, 0)
 		}
 	}
-	var entries []*hotEntry[int]
+	var entries []*entry[int]
 	for _, i := range same[:filterWays] {
 		entries = append(entries, f.insert(i))
 	}
@@ -42,17 +42,17 @@ func TestFilterTable(t *testing.T) {
 			t.Fatalf("entry(%d) = %p; want %p", same[i], got, e)
 		}
 	}
-	entries[1].noop.Store(true)
+	entries[1].setNoop(true)
 	if e, skip := f.skip(same[1]); !skip || e != entries[1] {
 		t.Fatalf("skip(%d) with noop = %p, %v; want its entry, true", same[1], e, skip)
 	}
 	// The queue does not know same[2]: its slot goes first.
-	entries[2].sent.Store(true)
+	entries[2].flags.Or(flagSent)
 	e := f.insert(same[4])
 	if f.entry(same[2]) != nil || f.entry(same[4]) != e {
 		t.Fatal("insert into a full bucket did not take the slot of the item the queue forgot")
 	}
-	if entries[2].noop.Load() {
+	if entries[2].flags.Load()&flagNoop != 0 {
 		t.Fatal("the evicted entry kept its noop flag")
 	}
 	if _, skip := f.skip(same[2]); skip {
@@ -70,7 +70,7 @@ func TestFilterTable(t *testing.T) {
 // keep up with is filtered from its next Add on.
 func TestFilterComeBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := New(Config[int]{paths: &allPaths})
+		q := newQueue(Config[int]{}, allPaths)
 		defer q.ShutDown()
 		f := q.c.filter
 		q.Add(1)
@@ -91,7 +91,7 @@ func TestFilterComeBack(t *testing.T) {
 		q.Add(2) // came back
 		q.Len()
 		e := f.entry(2)
-		if e == nil || !e.noop.Load() {
+		if e == nil || e.flags.Load()&flagNoop == 0 {
 			t.Fatalf("entry of a come-back = %p; want one, with noop (it is ready)", e)
 		}
 		if _, skip := f.skip(2); !skip {
@@ -112,36 +112,35 @@ func TestFilterComeBack(t *testing.T) {
 func TestFilterAddAroundClaim(t *testing.T) {
 	for _, addFirst := range []bool{true, false} {
 		t.Run(fmt.Sprint("add before the claim=", addFirst), func(t *testing.T) {
-			o := newOwner(Config[int]{paths: &allPaths})
+			o := newOwner(Config[int]{}, allPaths)
 			c := o.c
 			q := &Queue[int]{c: c}
 			q.Add(1)
 			o.serveInbox(roundSize)
 			q.Add(1) // a duplicate that reaches the owner: item 1 gets a filter entry
 			o.serveInbox(roundSize)
-			o.offers.wanted = true
-			o.handOut() // offers 1 in the lane
+			o.c.lane.wanted = true
+			o.serveReady() // offers 1 in the lane
 			sl := c.lane.receive()
-			if sl.item != 1 || sl.hot.Load() == nil {
-				t.Fatalf("slot holds %d with entry %v; want 1 with its entry", sl.item, sl.hot.Load())
+			if sl.item != 1 || sl.entry.Load() == nil {
+				t.Fatalf("slot holds %d with entry %v; want 1 with its entry", sl.item, sl.entry.Load())
 			}
 			q.Add(2) // another request, so that the next ones share a batch
 			if addFirst {
-				sl.hot.Load().noop.Store(false) // as if an Add that the filter let through (at a priority, say)
-				q.Add(1)                        // its request is before the claim
+				sl.entry.Load().setNoop(false) // as if an Add that the filter let through (at a priority, say)
+				q.Add(1)                       // its request is before the claim
 			}
-			after := c.inbox.puts.Load() // lane.claim: the count first,
-			sl.cleared = sl.hot.Load()   // then the flags,
-			sl.cleared.off()
+			after := c.inbox.puts.Load() // lane.seize: the count first,
+			sl.cleared = sl.entry.Load() // then the flags,
+			sl.cleared.clear()
 			if !addFirst {
 				q.Add(1) // sets sent again: its request is after the claim
 			}
 			sl.after = after // then the claim
-			if !sl.taken.CompareAndSwap(false, true) {
+			if !sl.state.CompareAndSwap(slotOffered, slotClaimed) {
 				t.Fatal("claim failed")
 			}
-			r, seq, first := c.inbox.take()
-			o.serve(r, seq, first) // the Add of 2, which sees no claim yet
+			o.serve(c.inbox.take()) // the Add of 2, which sees no claim yet
 			c.lane.claims[sl.idx/64].Or(1 << (sl.idx % 64))
 			if !addFirst {
 				q.Add(1) // after the claim: finds sent set, and counts on the Add before
@@ -149,8 +148,7 @@ func TestFilterAddAroundClaim(t *testing.T) {
 					t.Fatalf("requests waiting = %d; want 1 (the Add after the claim is skipped)", n)
 				}
 			}
-			r, seq, first = c.inbox.take()
-			o.serve(r, seq, first) // the Add of 1: the item is popped
+			o.serve(c.inbox.take()) // the Add of 1: the item is popped
 
 			q.Done(1)
 			o.serveInbox(math.MaxInt)
@@ -161,7 +159,7 @@ func TestFilterAddAroundClaim(t *testing.T) {
 			if st := o.q.Status(1); st != want {
 				t.Fatalf("after the Done, item 1 is %v; want %v", st, want)
 			}
-			c.stop()
+			c.quit()
 			o.exit()
 		})
 	}
@@ -175,7 +173,7 @@ func TestFilterAddAroundClaim(t *testing.T) {
 // gets its entry as it is offered, in the stub's place, so that no Add
 // makes it another meanwhile.
 func TestFilterPoppedKeepsSlotEntry(t *testing.T) {
-	o := newOwner(Config[int]{paths: &allPaths})
+	o := newOwner(Config[int]{}, allPaths)
 	c := o.c
 	q := &Queue[int]{c: c}
 	f := c.filter
@@ -186,18 +184,18 @@ func TestFilterPoppedKeepsSlotEntry(t *testing.T) {
 	if f.entry(1) != nil || f.entry(2) == nil {
 		t.Fatalf("entries of 1 and 2 = %p, %p; want none and one", f.entry(1), f.entry(2))
 	}
-	o.offers.wanted = true
-	o.handOut() // offers 1 and 2 in the lane
+	o.c.lane.wanted = true
+	o.serveReady() // offers 1 and 2 in the lane
 	sl := c.lane.receive()
-	if sl.item != 1 || sl.hot.Load() != nil {
-		t.Fatalf("first slot holds %d with entry %p; want 1 with none", sl.item, sl.hot.Load())
+	if sl.item != 1 || sl.entry.Load() != nil {
+		t.Fatalf("first slot holds %d with entry %p; want 1 with none", sl.item, sl.entry.Load())
 	}
 	q.Add(1) // a duplicate of a popped item, which gets an entry
 	o.serveInbox(math.MaxInt)
-	if e := f.entry(1); e == nil || sl.hot.Load() != e {
-		t.Fatalf("item 1, popped, has entry %p, and its slot carries %p; want one entry, carried", e, sl.hot.Load())
+	if e := f.entry(1); e == nil || sl.entry.Load() != e {
+		t.Fatalf("item 1, popped, has entry %p, and its slot carries %p; want one entry, carried", e, sl.entry.Load())
 	}
-	if !c.lane.claim(sl, 0, c.inbox.puts.Load()) {
+	if _, _, ok := c.lane.claim(sl, 0, c.inbox.puts.Load()); !ok {
 		t.Fatal("claim of 1 failed")
 	}
 	q.Done(1)
@@ -210,7 +208,7 @@ func TestFilterPoppedKeepsSlotEntry(t *testing.T) {
 	// back without an entry (its departure is forgotten, as if another
 	// item of its index left after it).
 	sl = c.lane.receive()
-	if sl.item != 2 || !c.lane.claim(sl, 0, c.inbox.puts.Load()) {
+	if _, _, ok := c.lane.claim(sl, 0, c.inbox.puts.Load()); sl.item != 2 || !ok {
 		t.Fatalf("second slot holds %d, or its claim failed; want 2", sl.item)
 	}
 	q.Done(2)
@@ -218,20 +216,20 @@ func TestFilterPoppedKeepsSlotEntry(t *testing.T) {
 	f.left[f.hash(2)&(filterSize-1)] = 0
 	c.send(request[int]{op: opAdd, item: 2}) // an Add that did not look at the table
 	o.serveInbox(math.MaxInt)
-	if _, s := look(f.table.Load(), f.hash(2), 2); s == nil || !s.stub {
+	if _, s := look(f.table.Load(), f.hash(2), 2); s == nil || !s.isStub() {
 		t.Fatalf("item 2 came back with %+v in the table; want its stub", s)
 	}
-	o.handOut() // offers 2
+	o.serveReady() // offers 2
 	sl = c.lane.receive()
-	if sl.item != 2 || sl.hot.Load() == nil || sl.hot.Load() != f.entry(2) {
-		t.Fatalf("slot holds %d with entry %p; want 2 with its entry %p, in its stub's place", sl.item, sl.hot.Load(), f.entry(2))
+	if sl.item != 2 || sl.entry.Load() == nil || sl.entry.Load() != f.entry(2) {
+		t.Fatalf("slot holds %d with entry %p; want 2 with its entry %p, in its stub's place", sl.item, sl.entry.Load(), f.entry(2))
 	}
-	if !c.lane.claim(sl, 0, c.inbox.puts.Load()) {
+	if _, _, ok := c.lane.claim(sl, 0, c.inbox.puts.Load()); !ok {
 		t.Fatal("claim of 2 failed")
 	}
 	q.Done(2)
 	o.serveInbox(math.MaxInt)
-	c.stop()
+	c.quit()
 	o.exit()
 }
 
@@ -263,9 +261,9 @@ func TestFilterStub(t *testing.T) {
 	if tb[b].Load() != nil {
 		t.Fatal("leave without a stub left something in the entry's place")
 	}
-	e.noop.Store(true)
+	e.setNoop(true)
 	f.leave(x, true)
-	if e.noop.Load() {
+	if e.flags.Load()&flagNoop != 0 {
 		t.Fatal("the entry of an item that left is not evicted")
 	}
 	if f.entry(x) != nil {
@@ -273,7 +271,7 @@ func TestFilterStub(t *testing.T) {
 	}
 	holding := func(item int) (n int) {
 		for i := range tb {
-			if h := tb[i].Load(); h != nil && !h.stub && h.item == item {
+			if h := tb[i].Load(); h != nil && !h.isStub() && h.item == item {
 				n++
 			}
 		}
@@ -283,7 +281,7 @@ func TestFilterStub(t *testing.T) {
 		t.Fatalf("%d slots hold item %d after it left", n, x)
 	}
 	i, s := look(tb, f.hash(x), x)
-	if s == nil || !s.stub || s.hash != f.hash(x) || i != b+1 {
+	if s == nil || !s.isStub() || s.hash != f.hash(x) || i != b+1 {
 		t.Fatalf("look after the departure = slot %d, %+v; want the stub of its hash in slot %d", i, s, b+1)
 	}
 	if _, skip := f.skip(x); skip {
@@ -291,13 +289,13 @@ func TestFilterStub(t *testing.T) {
 	}
 	// That skip was an Add coming back: its entry took the stub's place.
 	ne := tb[b+1].Load()
-	if ne == nil || ne.stub || ne.item != x || ne == e {
+	if ne == nil || ne.isStub() || ne.item != x || ne == e {
 		t.Fatalf("after an Add came back, the stub's slot holds %+v; want a new entry of %d", ne, x)
 	}
 	if got, skip := f.skip(x); skip || got != ne {
 		t.Fatalf("skip of a come-back before its Add is sent = %p, %v; want its entry, false", got, skip)
 	}
-	if !ne.sent.CompareAndSwap(false, true) {
+	if !ne.markSent() {
 		t.Fatal("the come-back's Add could not take the sent flag")
 	}
 	if _, skip := f.skip(x); !skip {
@@ -306,7 +304,7 @@ func TestFilterStub(t *testing.T) {
 	if f.insert(x) != ne || f.entry(x) != ne {
 		t.Fatal("the owner does not find the entry an Add made")
 	}
-	ne.sent.Store(false)
+	ne.flags.And(^flagSent)
 
 	// The owner makes the entry of an item whose stub is there: in the
 	// stub's place, not in the empty slot before it.
@@ -321,11 +319,11 @@ func TestFilterStub(t *testing.T) {
 	f.insert(same[2])
 	f.insert(same[3])
 	f.insert(same[0])
-	if tb[b].Load() == nil || tb[b].Load().item != same[2] || !tb[b+1].Load().stub {
+	if tb[b].Load() == nil || tb[b].Load().item != same[2] || !tb[b+1].Load().isStub() {
 		t.Fatal("an empty slot did not go before a stub")
 	}
 	f.insert(same[4]) // same[3]'s item is gone
-	if got := tb[b+1].Load(); got == nil || got.stub || got.item != same[4] {
+	if got := tb[b+1].Load(); got == nil || got.isStub() || got.item != same[4] {
 		t.Fatal("a stub's slot did not go before an entry of an item gone")
 	}
 	if _, skip := f.skip(x); skip || f.entry(x) != nil {
@@ -335,7 +333,7 @@ func TestFilterStub(t *testing.T) {
 	// No stub of a hash that another entry of the bucket has: a stand-in
 	// for an item of the same hash as same[3].
 	f.leave(same[2], false)
-	tb[b].Store(&hotEntry[int]{item: -1, hash: f.hash(same[3])})
+	tb[b].Store(&entry[int]{item: -1, hash: f.hash(same[3])})
 	f.leave(same[3], true)
 	if _, s := look(tb, f.hash(same[3]), same[3]); s != nil {
 		t.Fatal("a stub of a hash that another entry has")
@@ -348,7 +346,7 @@ func TestFilterStub(t *testing.T) {
 // stub, and the Adds after that one are filtered. After shutdown, an add
 // the state ignored leaves no entry.
 func TestFilterNothingLeft(t *testing.T) {
-	o := newOwner(Config[int]{paths: &allPaths})
+	o := newOwner(Config[int]{}, allPaths)
 	c := o.c
 	q := &Queue[int]{c: c}
 	f := c.filter
@@ -360,8 +358,8 @@ func TestFilterNothingLeft(t *testing.T) {
 	if old == nil {
 		t.Fatal("no entry for an item re-added while ready")
 	}
-	o.offers.wanted = true
-	o.handOut() // offers 1 in the lane
+	o.c.lane.wanted = true
+	o.serveReady() // offers 1 in the lane
 	sl := c.lane.receive()
 	if item, _, ok := ClaimOffered(q, sl); !ok || item != 1 {
 		t.Fatalf("claim = %d, %v; want 1, true", item, ok)
@@ -373,7 +371,7 @@ func TestFilterNothingLeft(t *testing.T) {
 	}
 	tb := f.table.Load()
 	for i := range tb {
-		if e := tb[i].Load(); e != nil && !e.stub && e.item == 1 {
+		if e := tb[i].Load(); e != nil && !e.isStub() && e.item == 1 {
 			t.Fatalf("slot %d holds item 1 after it left the queue", i)
 		}
 	}
@@ -385,17 +383,17 @@ func TestFilterNothingLeft(t *testing.T) {
 	}
 	o.serveInbox(roundSize)
 	e := f.entry(1)
-	if e == nil || e == old || !e.noop.Load() || e.sent.Load() {
+	if e == nil || e == old || e.flags.Load() != flagNoop {
 		t.Fatalf("entry of the come-back = %+v; want a new one, noop and not sent", e)
 	}
 	if st := o.q.Status(1); st != state.Ready {
 		t.Fatalf("after it came back, item 1 is %v; want ready", st)
 	}
 
-	c.stop()
+	c.quit()
 	o.exit()
 	f.insert(2)
-	f.added(2, o.q.Add(2, state.Opts{}, 0) != state.Absent) // ignored: the queue has ended
+	f.added(2, nil, &state.Opts{}, o.q.Add(2, state.Opts{}, 0)) // ignored: the queue has ended
 	if f.entry(2) != nil {
 		t.Fatal("an add ignored after shutdown left an entry")
 	}

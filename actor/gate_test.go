@@ -15,7 +15,7 @@ import (
 func TestTopPrio(t *testing.T) {
 	quiet := func() bool { return true }
 	t.Run("raise and lower", func(t *testing.T) {
-		var top topPrio
+		var top lane[int]
 		if !top.claimable(0) || top.claimable(-1) {
 			t.Fatalf("new top: claimable(0), claimable(-1) = %v, %v; want true, false", top.claimable(0), top.claimable(-1))
 		}
@@ -38,16 +38,16 @@ func TestTopPrio(t *testing.T) {
 		}
 	})
 	t.Run("not quiet", func(t *testing.T) {
-		var top topPrio
+		var top lane[int]
 		if top.lower(-5, func() bool { return false }) {
 			t.Fatal("lower(-5) with a request unapplied = true; want false")
 		}
-		if w := top.w.Load(); w != topWord(0) {
+		if w := top.top.Load(); w != topWord(0) {
 			t.Fatalf("word after a failed lower = %#x; want %#x (0, unmarked)", w, topWord(0))
 		}
 	})
 	t.Run("raise during the lowering", func(t *testing.T) {
-		var top topPrio
+		var top lane[int]
 		// The caller's add went into the inbox after the owner looked; its
 		// raise, a no-op by value, sees the mark and must stop the lowering.
 		racing := func() bool { top.raise(-10); return true }
@@ -57,17 +57,17 @@ func TestTopPrio(t *testing.T) {
 		if top.claimable(-1) {
 			t.Fatal("top came down to -10 although an add at -10 was on its way")
 		}
-		if w := top.w.Load(); w&1 != 0 {
+		if w := top.top.Load(); w&1 != 0 {
 			t.Fatalf("word after the lowering = %#x; want the mark cleared", w)
 		}
 	})
 	t.Run("far priorities", func(t *testing.T) {
-		var top topPrio
+		var top lane[int]
 		top.raise(math.MaxInt)
 		if top.claimable(math.MaxInt-1) || !top.claimable(math.MaxInt) {
 			t.Fatal("after raise(MaxInt) a slot below MaxInt is claimable, or one at MaxInt is not")
 		}
-		var low topPrio
+		var low lane[int]
 		if !low.lower(math.MinInt, quiet) {
 			t.Fatal("lower(MinInt) = false; want true")
 		}
@@ -98,14 +98,14 @@ func takeFirstOf10(t *testing.T, q *Queue[int], prio int) {
 // before it returns, so that its caller's Get does not claim a low slot.
 func TestLaneLowersTop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := New(Config[int]{paths: &allPaths})
+		q := newQueue(Config[int]{}, allPaths)
 		defer q.ShutDown()
 		takeFirstOf10(t, q, -100)
 		if n := q.c.lane.len(); n != 9 {
 			t.Fatalf("slots in the lane = %d; want 9 (top lowered to -100)", n)
 		}
 		q.AddWithOpts(AddOpts{Priority: 5}, 100)
-		if q.c.top.claimable(-100) {
+		if q.c.lane.claimable(-100) {
 			t.Fatal("a slot at -100 is claimable after an add at 5 returned")
 		}
 		if item, prio, _ := q.GetWithPriority(); item != 100 || prio != 5 {
@@ -128,14 +128,14 @@ func TestDelayedAddRaisesTop(t *testing.T) {
 	} {
 		t.Run(add.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				q := New(Config[int]{paths: &allPaths, RateLimiter: ratelimit.NewExponential[int](ratelimit.ExponentialConfig{Base: time.Second, Max: time.Minute})})
+				q := newQueue(Config[int]{RateLimiter: ratelimit.NewExponential[int](ratelimit.ExponentialConfig{Base: time.Second, Max: time.Minute})}, allPaths)
 				defer q.ShutDown()
 				takeFirstOf10(t, q, -1)
-				if !q.c.top.claimable(-1) {
+				if !q.c.lane.claimable(-1) {
 					t.Fatal("a slot at -1 is not claimable with every item at -1")
 				}
 				add.add(q, 5)
-				if q.c.top.claimable(-1) {
+				if q.c.lane.claimable(-1) {
 					t.Fatal("a slot at -1 is claimable after a delayed add of an item ready at -1 returned")
 				}
 				if item, prio, _ := q.GetWithPriority(); item != 5 || prio != 0 {

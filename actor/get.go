@@ -63,7 +63,7 @@ func (q *Queue[T]) GetBatch(buf []T) (items []T, shutdown bool) {
 	if cap(buf) == 0 {
 		buf = make([]T, 0, 1)
 	}
-	w := q.c.ask(buf[:0], nil, nil)
+	w := q.c.ask(buf[:0], 0, nil)
 	items, shutdown = w.items, w.shutdown
 	q.c.recycle(w)
 	return items, shutdown
@@ -97,9 +97,7 @@ func (q *Queue[T]) GetBatch(buf []T) (items []T, shutdown bool) {
 // shutdown to take them.
 func (q *Queue[T]) Items() <-chan T {
 	c := q.c
-	if !c.itemsUsed.Load() {
-		c.itemsUsed.Store(true)
-		c.lane.close()
+	if c.phase.Or(phaseItems)&phaseItems == 0 {
 		c.inbox.wake() // the owner offers items on the channel, and takes the lane back
 	}
 	return c.out
@@ -111,19 +109,18 @@ func (q *Queue[T]) Items() <-chan T {
 // true, when cancel was closed first.
 func (c *shared[T]) get(cancel <-chan struct{}) (item T, prio int, got, canceled bool) {
 	sl := c.lane.receive()
-	if sl != nil && c.top.claimable(sl.place.Prio) {
-		it, p := sl.item, sl.place.Prio // read before the claim: see lane.claim
-		if c.lane.claim(sl, c.workTime(), c.inbox.puts.Load()) {
+	if sl != nil {
+		if item, prio, ok := c.lane.claim(sl, c.stamp(receiveInstant, 0), c.inbox.puts.Load()); ok {
 			if c.metrics {
 				c.inbox.wake() // the owner records the hand-out as soon as it runs
 			}
-			return it, p, true, false
+			return item, prio, true, false
 		}
 	}
-	// No slot, or one below top (gate.go) or revoked: the slot goes back
-	// to the owner with the request, which is answered once every request
+	// No slot, or one below the gate or revoked: the slot goes back to
+	// the owner with the request, which is answered once every request
 	// sent before it is applied. Its item is not the caller's.
-	w := c.ask(nil, sl, cancel)
+	w := c.ask(nil, sl.back(), cancel)
 	if len(w.items) > 0 {
 		item, prio, got = w.items[0], w.prio, true
 	}

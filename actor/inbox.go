@@ -36,8 +36,8 @@ type inbox[T comparable] struct {
 	next  int
 
 	// puts counts the requests put, taken the requests taken (the
-	// owner's): a request's number in the order of requests is the puts
-	// before it, and the request take returns is number taken-1.
+	// owner's): a request's place in the order of requests is the puts
+	// before it, which is taken as take returns it.
 	puts  atomic.Uint64
 	taken uint64
 }
@@ -54,8 +54,8 @@ const (
 	roundSize  = 64
 )
 
-// busy is a closed channel: a select case that is always ready.
-var busy = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+// ringing is a closed channel: a bell that always rings.
+var ringing = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // put sends r, waiting only while the inbox is full. It reports false,
 // without sending, if done is closed first. An Add's filter entry, if it
@@ -63,14 +63,14 @@ var busy = func() chan struct{} { c := make(chan struct{}); close(c); return c }
 func (in *inbox[T]) put(r request[T], done <-chan struct{}) bool {
 	in.mu.Lock()
 	switch {
-	case r.hot != nil && r.hot.sent.CompareAndSwap(false, true):
+	case r.entry != nil && r.entry.markSent():
 		// An Add that takes its item's sent flag, under the lock: its
 		// place in the order is here. It does not wait for room: an
 		// entry has at most one such Add in the inbox, so they are
 		// bounded by the filter.
 	case r.op <= opAddList: // an add of any kind
-		r.hot = nil // the flag was taken: the Add it marks is in the inbox
-		if !in.wait(&in.adds, addsSize, done) {
+		r.entry = nil // the flag was taken: the Add it marks is in the inbox
+		if !in.reserve(&in.adds, addsSize, done) {
 			return false
 		}
 	default:
@@ -78,7 +78,7 @@ func (in *inbox[T]) put(r request[T], done <-chan struct{}) bool {
 		// of adds does not hold up the Dones that let consumers go on,
 		// and a consumer that gets from the lane faster than the owner
 		// applies its Dones is held back by them.
-		if !in.wait(&in.others, othersSize, done) {
+		if !in.reserve(&in.others, othersSize, done) {
 			return false
 		}
 	}
@@ -103,10 +103,10 @@ func (in *inbox[T]) wake() {
 	}
 }
 
-// wait waits, with the lock held and held again on return, until *n, a
-// count of requests in reqs, is below limit, and counts one more. It
+// reserve waits, with the lock held and held again on return, until *n,
+// a count of requests in reqs, is below limit, and counts one more. It
 // reports false if done was closed first (then without the lock).
-func (in *inbox[T]) wait(n *int, limit int, done <-chan struct{}) bool {
+func (in *inbox[T]) reserve(n *int, limit int, done <-chan struct{}) bool {
 	for *n >= limit {
 		if in.room == nil {
 			in.room = make(chan struct{})
@@ -125,14 +125,14 @@ func (in *inbox[T]) wait(n *int, limit int, done <-chan struct{}) bool {
 }
 
 // take returns the next request, if one is there, without waiting, with
-// its number in the order of requests, and whether it is the first of a
-// batch: every request of a batch was put before the batch was taken.
-// The request stays valid until the next take, or until idle. A batch's
+// its place in the order of requests (seq) and whether it is the first of
+// a batch (first) filled in. The request stays valid until the next take,
+// or until idle. A batch's
 // array is cleared as a whole once it is served (at the next take, or as
 // the owner goes to sleep: idle), so that the collector can have what its
 // requests point to.
-func (in *inbox[T]) take() (r *request[T], seq uint64, first bool) {
-	first = in.next == len(in.batch)
+func (in *inbox[T]) take() *request[T] {
+	first := in.next == len(in.batch)
 	if first {
 		clear(in.batch)
 		in.mu.Lock()
@@ -146,12 +146,14 @@ func (in *inbox[T]) take() (r *request[T], seq uint64, first bool) {
 		in.mu.Unlock()
 		in.next = 0
 		if len(in.batch) == 0 {
-			return nil, 0, false
+			return nil
 		}
 	}
+	r := &in.batch[in.next]
+	r.seq, r.first = in.taken, first
 	in.next++
 	in.taken++
-	return &in.batch[in.next-1], in.taken - 1, first
+	return r
 }
 
 // len returns how many requests are there now.
@@ -181,7 +183,7 @@ func (in *inbox[T]) idle() <-chan struct{} {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if len(in.reqs) > 0 || in.next < len(in.batch) {
-		return busy
+		return ringing
 	}
 	in.sleeping = true
 	return in.bell

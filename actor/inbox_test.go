@@ -31,7 +31,7 @@ func TestInboxRoom(t *testing.T) {
 					other = opAdd
 				}
 				in.put(request[int]{op: other, item: -1}, never)
-				in.put(request[int]{op: opAdd, item: -2, hot: &hotEntry[int]{item: -2}}, never)
+				in.put(request[int]{op: opAdd, item: -2, entry: &entry[int]{item: -2}}, never)
 
 				var wg sync.WaitGroup
 				var sent bool
@@ -40,7 +40,7 @@ func TestInboxRoom(t *testing.T) {
 				if got := in.len(); got != tc.limit+2 {
 					t.Fatalf("len() = %d while a put waits; want %d", got, tc.limit+2)
 				}
-				if r, _, _ := in.take(); r == nil || r.item != 0 {
+				if r := in.take(); r == nil || r.item != 0 {
 					t.Fatalf("take() = %v; want item 0", r)
 				}
 				wg.Wait()
@@ -75,7 +75,7 @@ func TestInboxRoom(t *testing.T) {
 // leaves no large buffers behind.
 func TestDrainKeepsInboxSmall(t *testing.T) {
 	const n = 100_000
-	q := New(Config[int]{paths: &allPaths})
+	q := newQueue(Config[int]{}, allPaths)
 	defer q.ShutDown()
 	for i := range n {
 		q.Add(i)

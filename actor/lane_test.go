@@ -13,7 +13,7 @@ import (
 // the lane.
 func lanedQueue(t *testing.T, n int) *Queue[int] {
 	t.Helper()
-	q := New(Config[int]{paths: &allPaths})
+	q := newQueue(Config[int]{}, allPaths)
 	for i := range n {
 		q.Add(i)
 	}
@@ -75,7 +75,7 @@ func TestLaneClaimsSeen(t *testing.T) {
 		if n := q.Len(); n != 3 {
 			t.Fatalf("Len() = %d after Done; want 3", n)
 		}
-		if !c.lane.claim(first, 0, c.inbox.puts.Load()) {
+		if _, _, ok := c.lane.claim(first, 0, c.inbox.puts.Load()); !ok {
 			t.Fatal("the slot of 1 was revoked")
 		}
 		q.Done(1)
@@ -95,7 +95,7 @@ func TestLaneClaimsSeen(t *testing.T) {
 // Done ends the processing.
 func TestLaneClaimSeenByIdleOwner(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := New(Config[int]{paths: &allPaths})
+		q := newQueue(Config[int]{}, allPaths)
 		defer q.ShutDown()
 		for i := range 3 {
 			q.Add(i)
@@ -133,7 +133,7 @@ func failedClaim(t *testing.T) (q *Queue[int], stale int) {
 	if items, _ := q.GetBatch(make([]int, 0, 8)); !slices.Equal(items, []int{1, 2}) {
 		t.Fatalf("GetBatch() = %v; want [1 2]", items)
 	}
-	if sl.unclaimed() {
+	if sl.state.Load() == slotOffered {
 		t.Fatal("slot offered after GetBatch; want revoked")
 	}
 	synctest.Wait()

@@ -1,151 +1,136 @@
 package actor
 
 import (
-	"math"
+	"hash/maphash"
+	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/actorq/actorq/actor/internal/order"
 	"github.com/actorq/actorq/actor/internal/state"
 )
 
-// owner is the owner goroutine: the queue's state, and what only the loop
-// needs to serve it (the callers' side is in shared). After the goroutine
-// ends, the callers take turns with it (lifetime.go).
+// A queue is two halves: shared, what callers and the owner goroutine
+// share, and owner, what the owner goroutine alone touches. This file
+// holds both, and how the owner applies one request to the state (serve);
+// loop.go holds the goroutine's rounds and its sleep.
+
+// shared is what callers and the owner goroutine share: channels, flags,
+// settings fixed at New, and the fast paths' shared parts. The owner's own
+// fields, the queue's state among them, are in owner.
+type shared[T comparable] struct {
+	inbox inbox[T]       // every request, in each caller's order; its bell wakes the owner
+	out   chan T         // unbuffered: Items; an item is processing once received
+	done  chan struct{}  // closed as the owner goroutine's last act
+	rest  chan *owner[T] // after the owner ended, its state: a one-slot channel used as a lock (withRest)
+
+	phase     atomic.Uint32 // the lifecycle word: what callers asked (lifetime.go)
+	shutdowns atomic.Int64  // calls of ShutDown, which end drains begun before
+
+	lane   *lane[T]   // the lane, or nil: Get always asks the owner (lane.go)
+	filter *filter[T] // the duplicate filter, or nil (filter.go)
+
+	fairness   func(T) []string // Config.Fairness, nil with a custom Storage
+	depth      atomic.Int32     // with fairness: 1 + the number of keys of every item, once one was added
+	stamps                      // the clock, and which instants the queue reads
+	limiter    RateLimiter[T]
+	metrics    bool // the state records metrics
+	checkItems bool // T can hold values that cannot be map keys
+	seed       maphash.Seed
+	name       string // Config.Name
+	id         uint64 // the queue's number in the registry of named queues (snapshot.go); 0 if unnamed
+
+	waiters sync.Pool // of *waiter[T] (newWaiter, recycle)
+	lists   sync.Pool // of *itemList[T] (newList, itemList.recycle)
+}
+
+// owner is what only the owner goroutine touches: the queue's state, and
+// what it needs to serve it. After the goroutine ends, the callers take
+// turns with it (caller.go, withRest).
 //
-// The fast paths the owner drives are offers (the lane's owner side) and
-// the filter (c.filter); it calls them at the points ARCHITECTURE.md
-// lists, with what the event carries. Either may be nil, and every method
-// it calls does nothing then.
+// The fast paths the owner drives are the lane (c.lane) and the filter
+// (c.filter); it calls them at the eight points ARCHITECTURE.md lists.
+// Either may be nil, and every method it calls does nothing then.
 type owner[T comparable] struct {
 	c       *shared[T]
 	q       *state.Queue[T]
-	offers  *offers[T]   // the lane's owner side, or nil
 	waiting []*waiter[T] // Get and GetBatch calls waiting for an item, oldest first
-	at      int64        // with stamps: the instant of the event being applied
-	seq     uint64       // the place of the event being applied in the order of calls (inbox.take)
+
+	// r is the event being applied, whose instant and place in the order
+	// of calls (seq) the owner reads: a request (serve), or between
+	// requests its own, round (own).
+	r     *request[T]
+	round request[T]
 
 	dueAlarm  alarm // armed to the earliest deadline
 	tickAlarm alarm // armed to the next refresh of the unfinished-work gauges
-	drained   bool  // ShutDownWithDrain was seen
 
-	// The item offered on the items channel while the owner waits in its
+	// The item offered on the items channel while the owner sleeps in its
 	// select: popped before it, and returned after it unless a consumer
 	// received it (Items).
-	staged    bool
-	head      T
-	headPlace order.Place
+	staged      bool
+	stagedItem  T
+	stagedPlace order.Place
 
-	idle chan struct{} // after the owner ended: closed when nothing is processing
+	settled chan struct{} // after the owner ended: closed once nothing is processing
 }
 
-// loop is the owner goroutine. Each round it applies what callers have
-// already sent (up to a round of requests), makes due items ready and
-// hands items to whoever waits for them; then it waits in one select
-// until the next thing happens.
-//
-// It ends on ShutDown (or when the Queue is dropped), or, once
-// ShutDownWithDrain was called, when nothing is processing; exit then
-// hands the state to the callers.
-func (o *owner[T]) loop() {
-	defer o.exit()
-	for {
-		o.serveInbox(roundSize)
+// serve applies r, numbered by the inbox (or, after the owner ended, by
+// its caller), to the state: r is the event in hand (owner.r) until it
+// returns; then the owner's own event is (own). The owner goroutine calls
+// it, and so do callers for requests still in the inbox after the owner
+// ended.
+func (o *owner[T]) serve(r *request[T]) {
+	o.r = r
+	o.c.lane.before(r)
+	switch r.op {
+	case opAdd:
+		o.add(r.item, state.Opts{Prio: int(r.prio), Keys: r.keys})
+	case opRetry:
+		o.add(r.item, state.Opts{Keys: r.keys, Retry: true})
+	case opAddAt:
+		o.addAt(r.item, r.due, state.Opts{Keys: r.keys, Retry: true})
+	case opAddList:
+		o.addList(r.list)
+		r.list.recycle()
+	case opDone:
+		o.done(r.item)
+	case opDones:
+		for _, item := range r.list.items {
+			o.done(item)
+		}
+		r.list.recycle()
+	case opLen:
 		o.serveDue()
-		o.handOut()
-		if o.q.Phase() == state.Draining && !o.busy() {
-			return
+		r.w.n = o.q.Len()
+		r.w.answer()
+	case opGet:
+		o.get(r.w)
+	case opCancel:
+		o.cancel(r.w)
+	case opLimit:
+		o.c.lane.recall() // popped items count against the caps
+		if now := o.c.since(); r.w.pause == noDeadline {
+			o.q.SetLimit(r.w.limit, now)
+		} else {
+			o.q.Pause(r.w.limit.Keys, r.w.pause, now)
 		}
-		o.arm()
-		if o.wait() {
-			return
-		}
+		o.c.rate(o.q.Rated())
+		r.w.answer()
+	case opSnapshot:
+		o.snapshot(r.w)
 	}
+	o.own()
 }
 
-// serveInbox serves up to n requests waiting in the inbox, in the order
-// they were put. The owner goroutine calls it, and so do callers once it
-// ended (lifetime.go).
-func (o *owner[T]) serveInbox(n int) {
-	for range n {
-		r, seq, first := o.c.inbox.take()
-		if r == nil {
-			return
-		}
-		o.serve(r, seq, first)
-	}
-}
-
-// wait blocks until one thing happens and serves it. It reports whether
-// the queue must end now. While it waits, it offers the next ready item on
-// the items channel, if Items was called and no call waits for one.
-//
-// Requests, and every change that callers make outside the inbox (a
-// shutdown, Items called, a claim to record), ring the inbox's bell; the
-// owner looks at the flags once awake.
-func (o *owner[T]) wait() (quit bool) {
-	bell := o.c.inbox.idle()
-	var out chan<- T
-	if o.c.itemsUsed.Load() && len(o.waiting) == 0 && o.stage() {
-		out = o.c.out
-		if o.c.rated.Load() {
-			o.arm() // the pop spent tokens: a key may wait, or its bucket fill, sooner
-		}
-	}
-	if out == nil && !o.dueAlarm.armed && !o.tickAlarm.armed {
-		<-bell // the only thing to wait for: a receive costs less than a select
-	} else {
-		select {
-		case <-bell:
-		case out <- o.head:
-			o.staged = false
-			at := o.c.workTime()
-			if at == 0 && o.c.rated.Load() {
-				at = o.c.since() // its tokens are dated at the receive
-			}
-			o.q.Received(o.head, o.headPlace, at, o.c.inbox.taken)
-		case <-o.dueAlarm.ch():
-			o.dueAlarm.fired()
-		case <-o.tickAlarm.ch():
-			o.tickAlarm.fired()
-			o.refresh()
-		}
-	}
-	o.unstage()
-	if !o.drained && o.c.draining.Load() {
-		o.startDrain()
-	}
-	return o.c.quitting.Load()
-}
-
-// stage pops the next ready item to offer it on the items channel, and
-// reports whether there is one.
-func (o *owner[T]) stage() bool {
-	item, p, ok := o.q.Pop(o.c.popTime())
-	if ok {
-		o.c.filter.off(item)
-		o.staged, o.head, o.headPlace = true, item, p
-	}
-	return ok
-}
-
-// unstage returns the staged item, if no consumer received it, and
-// forgets the head in every case: an item a consumer received must not
-// stay referenced by the owner once it is Done.
-func (o *owner[T]) unstage() {
-	var zero T
-	if o.staged {
-		o.q.Return(o.head, o.headPlace, o.c.popTime())
-		o.c.filter.sync(o.head)
-		o.staged = false
-	}
-	o.head = zero
-}
-
-// busy reports whether an item is being processed: by the state's count,
-// or claimed from the lane and not yet seen (once the lane is shut, the
-// only items left popped).
-func (o *owner[T]) busy() bool {
-	o.offers.see()
-	return o.q.Processing() > 0 || o.q.Popped() > 0
+// own makes the owner's own event the event in hand, once a request is
+// applied: it comes after every request taken, and has the instant of the
+// last one (the event that made items ready for the calls waiting), until
+// a due item dates it again. The request itself is not kept: the inbox
+// reuses it.
+func (o *owner[T]) own() {
+	o.round.at, o.round.seq = o.r.at, o.c.inbox.taken
+	o.r = &o.round
 }
 
 // serveDue makes due items ready, reading the clock only if a deadline may
@@ -153,96 +138,124 @@ func (o *owner[T]) busy() bool {
 func (o *owner[T]) serveDue() {
 	if at, ok := o.q.NextDue(); ok {
 		if now := o.c.since(); at <= now {
-			o.at = now
+			o.r.at = now
 			o.q.Due(now)
 		}
 	}
 }
 
-// handOut gives ready items to whoever waits for them: waiting Get and
-// GetBatch calls first (what the lane offers goes first, so it comes
-// back), then the lane.
-func (o *owner[T]) handOut() {
-	o.seq = o.c.inbox.taken // every request taken is applied
-	if len(o.waiting) > 0 {
-		o.offers.takeBack()
-		o.serveWaiters()
-	}
-	o.offers.fill()
-}
-
-// arm points the delay alarm at the earliest deadline and the metrics
-// alarm at the next refresh, or stops them when there is nothing to wake
-// for.
-func (o *owner[T]) arm() {
-	if at, ok := o.q.NextDue(); !ok {
-		o.dueAlarm.stop()
-	} else if !o.dueAlarm.armed || at < o.dueAlarm.at {
-		o.dueAlarm.set(o.c.clock, at, o.c.since())
-	}
-	if o.q.Phase() == state.Running {
-		o.refresh()
-	}
-}
-
-// refresh refreshes the unfinished-work gauges if a refresh instant has
-// passed, and points the metrics alarm at the next one.
-func (o *owner[T]) refresh() {
-	if !o.c.metrics {
+// get serves a Get or GetBatch: w waits for items, behind the calls
+// already waiting.
+func (o *owner[T]) get(w *waiter[T]) {
+	o.serveDue() // an item due now is ready for this call
+	if item, prio, ok := o.c.lane.asked(o.r, len(o.waiting)); ok {
+		w.items, w.prio = append(w.items, item), prio // what the lane offers goes first
+		w.answer()
 		return
 	}
-	o.offers.see() // the hand-outs through the lane so far
-	now := o.c.since()
-	if o.q.KeysDue(now) {
-		// The per-key gauges count what consumers hold: the items the
-		// lane offers are ready, so they go back to the order first.
-		o.offers.takeBack()
-	}
-	if at, ok := o.q.Refresh(now); !ok {
-		o.tickAlarm.stop()
-	} else if !o.tickAlarm.armed || o.tickAlarm.at != at {
-		o.tickAlarm.set(o.c.clock, at, now)
-	}
-}
-
-// flush applies the requests sent before it was called, adds included,
-// before a shutdown begins (startDrain, exit): an add that a caller made
-// before it called ShutDown or ShutDownWithDrain takes effect. The
-// requests sent after, concurrent with the shutdown, are served later,
-// and then their adds are ignored (state.Queue.Add).
-func (o *owner[T]) flush() {
-	o.serveInbox(o.c.inbox.len())
-	o.seq = o.c.inbox.taken
-}
-
-// startDrain begins ShutDownWithDrain: delays are dropped, the lane is
-// off, and waiting calls are answered at once from now on.
-func (o *owner[T]) startDrain() {
-	o.drained = true
-	o.flush()
-	o.q.Drain()
-	o.c.filter.forget()
-	o.dueAlarm.stop()
-	o.tickAlarm.stop() // client-go refreshes nothing once shutting down
-	o.offers.close()
+	o.waiting = append(o.waiting, w)
 	o.serveWaiters()
 }
 
-// exit hands every waiting call its answer, closes done, applies what
-// callers sent before that, and leaves the state to the callers
-// (lifetime.go): the items still ready, and those processing, which may
-// come back at their Done. A request sent after done is closed is served
-// by its own sender (see send).
-func (o *owner[T]) exit() {
-	o.dueAlarm.stop()
-	o.tickAlarm.stop()
-	o.flush() // what was sent before ShutDown counts
-	o.q.End()
-	o.c.filter.forget()
-	o.offers.close()
-	o.serveWaiters()
-	close(o.c.out)
-	close(o.c.done)
-	o.serveInbox(math.MaxInt) // sent as the owner ended: adds among them are ignored
-	o.c.rest <- o
+// snapshot answers w with a snapshot of the state. The lane's unclaimed
+// items go back to the order first, so that the snapshot lists them in
+// their place whichever transport is on; the lane offers them again after.
+func (o *owner[T]) snapshot(w *waiter[T]) {
+	o.c.lane.recall()
+	o.serveDue() // an item due now is ready, as a Len would see it
+	w.snap = o.q.Snapshot(w.snapN)
+	w.answer()
+}
+
+// addList applies an AddWithOpts: each item at the list's priority, now or
+// at its deadline. Like controller-runtime's, it counts a retry for each
+// item delayed.
+func (o *owner[T]) addList(l *itemList[T]) {
+	for i, item := range l.items {
+		opts := state.Opts{Prio: l.prio}
+		if l.keys != nil {
+			opts.Keys = l.keys[i]
+		}
+		if due := l.due[i]; due != noDeadline {
+			opts.Retry = true
+			o.addAt(item, due, opts)
+		} else {
+			o.add(item, opts)
+		}
+	}
+}
+
+// add, addAt and done apply an event of item to the state, at the
+// instant and the place of the request in hand, and keep the filter in
+// step with it. The filter may have an add applied again, once, after a
+// claim of its item (filter.added).
+func (o *owner[T]) add(item T, opts state.Opts) {
+	opts.Seq = o.r.seq
+	for e := o.r.entry; ; e = nil { // the second time, the add again: its sent flag is clear
+		was := o.q.Add(item, opts, o.r.at)
+		if !o.c.filter.added(item, e, &opts, was) {
+			return
+		}
+	}
+}
+
+func (o *owner[T]) addAt(item T, due int64, opts state.Opts) {
+	opts.Seq = o.r.seq
+	o.q.AddAt(item, due, opts, o.r.at)
+	o.c.filter.added(item, nil, &opts, state.Absent)
+}
+
+func (o *owner[T]) done(item T) {
+	o.q.Done(item, o.r.at, o.r.seq)
+	o.c.filter.follow(item)
+}
+
+// serveWaiters hands ready items to the waiting calls, oldest call first,
+// each as many as it asked for, at the instant of the event being
+// applied. Once shutdown has begun, a call that finds nothing ready is
+// answered at once with shutdown: it never waits for a drain to finish.
+func (o *owner[T]) serveWaiters() {
+	served := 0
+	at, dated := int64(0), false
+	for _, w := range o.waiting {
+		for len(w.items) < cap(w.items) {
+			if !dated { // once per call, and only if it hands out
+				at, dated = o.c.stamp(handOutInstant, o.r.at), true
+			}
+			item, p, ok := o.q.HandOut(at, o.r.seq)
+			if !ok {
+				break
+			}
+			o.c.filter.follow(item)
+			if len(w.items) == 0 {
+				w.prio = p.Prio
+			}
+			w.items = append(w.items, item)
+		}
+		if len(w.items) == 0 {
+			if o.q.Phase() == state.Running {
+				break
+			}
+			w.shutdown = true
+		}
+		served++
+		w.answer()
+	}
+	if served > 0 { // keep the array: no allocation per call
+		rest := copy(o.waiting, o.waiting[served:])
+		clear(o.waiting[rest:])
+		o.waiting = o.waiting[:rest]
+	}
+}
+
+// cancel withdraws w if it is still waiting, and answers it as canceled.
+// A waiter already answered is left alone: its caller takes the items.
+func (o *owner[T]) cancel(w *waiter[T]) {
+	i := slices.Index(o.waiting, w)
+	if i < 0 {
+		return
+	}
+	o.waiting = slices.Delete(o.waiting, i, i+1)
+	w.canceled = true
+	w.answer()
 }

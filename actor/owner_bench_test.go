@@ -15,9 +15,9 @@ import (
 func BenchmarkOwnerCycle(b *testing.B) {
 	for _, burst := range []int{1, 256} {
 		b.Run(fmt.Sprint("burst=", burst), func(b *testing.B) {
-			o := newOwner(Config[int]{})
+			o := newOwner(Config[int]{}, defaultPaths)
 			c := o.c
-			o.offers.wanted = true
+			o.c.lane.wanted = true
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
@@ -27,7 +27,7 @@ func BenchmarkOwnerCycle(b *testing.B) {
 					i++
 				}
 				o.serveInbox(math.MaxInt)
-				o.handOut()
+				o.serveReady()
 				for range burst {
 					item, _, got, _ := c.get(nil)
 					if !got {
@@ -36,7 +36,7 @@ func BenchmarkOwnerCycle(b *testing.B) {
 					(&Queue[int]{c: c}).Done(item)
 				}
 				o.serveInbox(math.MaxInt)
-				o.handOut()
+				o.serveReady()
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*burst), "ns/item")
 		})

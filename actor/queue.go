@@ -27,19 +27,22 @@ type Queue[T comparable] struct {
 // inBubble for testing/synctest).
 //
 // New calls cfg.MetricsProvider's New methods in the caller's goroutine.
-func New[T comparable](cfg Config[T]) *Queue[T] {
-	o := newOwner(cfg)
+func New[T comparable](cfg Config[T]) *Queue[T] { return newQueue(cfg, defaultPaths) }
+
+// newQueue is New, with the fast paths fp.
+func newQueue[T comparable](cfg Config[T], fp fastPaths) *Queue[T] {
+	o := newOwner(cfg, fp)
 	go o.loop()
 	q := &Queue[T]{c: o.c}
 	if !inBubble() {
-		q.cleanup = runtime.AddCleanup(q, (*shared[T]).stop, o.c)
+		q.cleanup = runtime.AddCleanup(q, (*shared[T]).quit, o.c)
 	}
 	return q
 }
 
-// newOwner makes a queue's shared part and its owner, whose goroutine New
-// starts.
-func newOwner[T comparable](cfg Config[T]) *owner[T] {
+// newOwner makes a queue's shared part and its owner, with the fast paths
+// fp, whose goroutine New starts.
+func newOwner[T comparable](cfg Config[T], fp fastPaths) *owner[T] {
 	clock := cfg.Clock
 	if clock == nil {
 		clock = realClock{}
@@ -53,8 +56,6 @@ func newOwner[T comparable](cfg Config[T]) *owner[T] {
 		done:       make(chan struct{}),
 		rest:       make(chan *owner[T], 1),
 		inbox:      inbox[T]{bell: make(chan struct{}, 1)},
-		clock:      clock,
-		epoch:      clock.Now(),
 		limiter:    limiter,
 		checkItems: mayHoldUnhashable(reflect.TypeFor[T]()),
 		seed:       maphash.MakeSeed(),
@@ -70,14 +71,11 @@ func newOwner[T comparable](cfg Config[T]) *owner[T] {
 		c.fairness = cfg.Fairness
 		sc.ByWork, sc.Limits, sc.Levels = flowControl(cfg)
 	}
-	c.stamped = m != nil || sc.Bound > 0
-	c.byWork, c.metrics = sc.ByWork, m != nil
+	c.decide(clock, m != nil || sc.Bound > 0, sc.ByWork)
+	c.metrics = m != nil
 	o := &owner[T]{c: c, q: state.New(sc)}
-	c.rated.Store(o.q.Rated())
-	fp := defaultPaths
-	if cfg.paths != nil {
-		fp = *cfg.paths
-	}
+	o.r = &o.round
+	c.rate(o.q.Rated())
 	install(fp, o, cfg, m)
 	if cfg.Name != "" {
 		c.register(cfg.Name)
@@ -98,15 +96,15 @@ func newOwner[T comparable](cfg Config[T]) *owner[T] {
 func (q *Queue[T]) Add(item T) {
 	c := q.c
 	c.mustHash(item)
-	if c.shutting.Load() {
+	if c.phase.Load()&shutDownBits != 0 {
 		return
 	}
-	hot, skip := c.filter.skip(item)
+	e, skip := c.filter.skip(item)
 	if skip {
 		return // a duplicate (filter.go)
 	}
-	c.send(request[T]{op: opAdd, item: item, at: c.callTime(), keys: c.keysOf(item), hot: hot})
-	c.top.raise(0) // after the send: see gate.go
+	c.send(request[T]{op: opAdd, item: item, at: c.stamp(callInstant, 0), keys: c.keysOf(item), entry: e})
+	c.lane.raise(0) // after the send: see the gate (lane.go)
 }
 
 // AddAfter adds item after the delay d, measured on the queue's clock. A d
@@ -121,16 +119,16 @@ func (q *Queue[T]) Add(item T) {
 func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 	c := q.c
 	c.mustHash(item)
-	if c.shutting.Load() {
+	if c.phase.Load()&shutDownBits != 0 {
 		return
 	}
 	if d <= 0 {
-		c.send(request[T]{op: opRetry, item: item, at: c.callTime(), keys: c.keysOf(item)})
+		c.send(request[T]{op: opRetry, item: item, at: c.stamp(callInstant, 0), keys: c.keysOf(item)})
 	} else {
 		at := c.since()
 		c.send(request[T]{op: opAddAt, item: item, at: at, due: deadlineAfter(at, d), keys: c.keysOf(item)})
 	}
-	c.top.raise(0) // a delayed add too may raise a ready item to 0: see gate.go
+	c.lane.raise(0) // a delayed add too may raise a ready item to 0
 }
 
 // AddOpts are the options of [Queue.AddWithOpts], controller-runtime's
@@ -160,17 +158,17 @@ type AddOpts struct {
 // the inbox is full. Once shutdown has begun it does nothing.
 func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 	c := q.c
-	if len(items) == 0 || c.shutting.Load() {
+	if len(items) == 0 || c.phase.Load()&shutDownBits != 0 {
 		return
 	}
 	c.mustHash(items...)
 	if len(items) == 1 && o.After <= 0 && !o.RateLimited && int(int32(o.Priority)) == o.Priority {
 		item := items[0]
-		c.send(request[T]{op: opAdd, prio: int32(o.Priority), item: item, at: c.callTime(), keys: c.keysOf(item)})
-		c.top.raise(o.Priority)
+		c.send(request[T]{op: opAdd, prio: int32(o.Priority), item: item, at: c.stamp(callInstant, 0), keys: c.keysOf(item)})
+		c.lane.raise(o.Priority)
 		return
 	}
-	l := c.list()
+	l := c.newList()
 	l.prio = o.Priority
 	l.items = slices.Grow(l.items, len(items)) // one allocation for a new list, not one per doubling
 	var since int64
@@ -193,10 +191,10 @@ func (q *Queue[T]) AddWithOpts(o AddOpts, items ...T) {
 			l.keys = append(l.keys, c.keysOf(item))
 		}
 	}
-	if !c.send(request[T]{op: opAddList, list: l, at: c.callTime()}) {
+	if !c.send(request[T]{op: opAddList, list: l, at: c.stamp(callInstant, 0)}) {
 		l.recycle()
 	}
-	c.top.raise(o.Priority)
+	c.lane.raise(o.Priority)
 }
 
 // AddRateLimited adds item after the delay its rate limiter gives, which is
@@ -223,7 +221,7 @@ func (q *Queue[T]) NumRequeues(item T) int { return q.c.limiter.NumRequeues(item
 func (q *Queue[T]) Done(item T) {
 	c := q.c
 	c.mustHash(item)
-	c.post(request[T]{op: opDone, item: item, at: c.workTime()})
+	c.post(request[T]{op: opDone, item: item, at: c.stamp(doneInstant, 0)})
 }
 
 // DoneBatch marks each of items finished, as [Queue.Done] does for each in
@@ -236,9 +234,9 @@ func (q *Queue[T]) DoneBatch(items []T) {
 		return
 	}
 	c.mustHash(items...)
-	l := c.list()
+	l := c.newList()
 	l.items = append(l.items, items...)
-	c.post(request[T]{op: opDones, list: l, at: c.workTime()})
+	c.post(request[T]{op: opDones, list: l, at: c.stamp(doneInstant, 0)})
 }
 
 // Len returns the number of items ready to be handed out. It waits for the
@@ -246,8 +244,8 @@ func (q *Queue[T]) DoneBatch(items []T) {
 // before, and once it returns, the metrics of those calls are recorded.
 func (q *Queue[T]) Len() int {
 	c := q.c
-	w := c.waiter()
-	c.post(request[T]{op: opLen, w: w})
+	w := c.newWaiter()
+	c.post(request[T]{op: opLen, w: w, at: c.stamp(callInstant, 0)})
 	c.await(w)
 	n := w.n
 	c.recycle(w)
@@ -302,13 +300,103 @@ func (q *Queue[T]) PauseKey(keys []string, until time.Time) error {
 // other than noDeadline pause the key l.Keys until then, and waits until
 // it has.
 func (c *shared[T]) setKeyLimit(l state.KeyLimit, pause int64) {
-	w := c.waiter()
+	w := c.newWaiter()
 	w.limit, w.pause = l, pause
-	c.post(request[T]{op: opLimit, w: w})
+	c.post(request[T]{op: opLimit, w: w, at: c.stamp(callInstant, 0)})
 	c.await(w)
 	w.limit = state.KeyLimit{}
 	c.recycle(w)
 }
 
+// Snapshot returns the queue's counts and up to n items of each state
+// (ready, processing, delayed); n <= 0 gives the counts only. The owner
+// goroutine answers it in one exchange, between two rounds, in O(n log n
+// + p log p for the p items processing + the priorities and keys on the
+// way): it never
+// walks the items ready or delayed, and allocates only for what it
+// returns. After shutdown it answers from what is left. It is safe for
+// concurrent use, and blocks until the owner answers.
+//
+// Experimental: the snapshot's shape may change before v1.
+func (q *Queue[T]) Snapshot(n int) Snapshot[T] {
+	return snapshotOf(q.c, n, func(item T) T { return item })
+}
+
+// ShutDown stops the queue: from now on adds are ignored, and consumers
+// blocked in Get, GetContext, GetBatch or receiving from Items are released
+// (Get returns the items still ready first). ShutDown blocks until the
+// owner goroutine has done its last work, which takes no longer than
+// applying the requests already sent; when it returns, no goroutine of the
+// queue remains but the owner returning, which blocks on nothing and never
+// touches the queue again. Pending delays are dropped. Items still ready
+// stay available to Get, and an item that was added again while being
+// processed becomes ready at its Done, as in client-go. An add that was
+// under way when ShutDown was called (it had not returned) may be applied
+// before the shutdown or ignored, never after a Get reported shutdown.
+// ShutDown may be called more than once, from any goroutine, and ends the
+// wait of every ShutDownWithDrain call made before it.
+func (q *Queue[T]) ShutDown() {
+	c := q.c
+	c.shutdowns.Add(1)
+	c.quit()
+	<-c.done
+	c.withRest(func(o *owner[T]) {
+		if o.settled != nil { // release the drains begun after the owner ended
+			close(o.settled)
+			o.settled = nil
+		}
+	})
+	q.cleanup.Stop()
+}
+
+// ShutDownWithDrain stops the queue like [Queue.ShutDown], but first waits
+// until no item is being processed. Meanwhile adds and pending delays are
+// dropped, Done works as usual, and consumers keep getting the items still
+// ready (Get returns shutdown as soon as none is, even while others are
+// processing); an item handed out during the drain is waited for too, and
+// so is one that was added again while processing and became ready at its
+// Done, once a consumer takes it. It returns when nothing is processing, or
+// when ShutDown is called (from another goroutine) after it began. When it
+// returns, no goroutine of the queue remains but the owner returning, as
+// for ShutDown.
+//
+// It may be called more than once and from many goroutines: every call
+// returns under the same rule. It blocks forever if an item being processed
+// is never Done and ShutDown is never called.
+func (q *Queue[T]) ShutDownWithDrain() {
+	c := q.c
+	shutdowns := c.shutdowns.Load()
+	c.unregister()
+	c.phase.Or(phaseDrain)
+	c.inbox.wake()
+	<-c.done
+	for {
+		var idle chan struct{}
+		c.withRest(func(o *owner[T]) {
+			if !o.busy() || c.shutdowns.Load() != shutdowns {
+				return
+			}
+			if o.settled == nil {
+				o.settled = make(chan struct{})
+			}
+			idle = o.settled
+		})
+		if idle == nil {
+			break
+		}
+		<-idle
+	}
+	q.cleanup.Stop()
+}
+
+// quit tells the owner goroutine to end, without waiting. ShutDown calls
+// it, and so does the runtime's cleanup goroutine for a Queue nobody holds
+// any more.
+func (c *shared[T]) quit() {
+	c.unregister()
+	c.phase.Or(phaseQuit)
+	c.inbox.wake()
+}
+
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
-func (q *Queue[T]) ShuttingDown() bool { return q.c.shutting.Load() }
+func (q *Queue[T]) ShuttingDown() bool { return q.c.phase.Load()&shutDownBits != 0 }

@@ -29,17 +29,21 @@ const (
 	opSnapshot           // answer w with a snapshot of up to w.snapN items of each state
 )
 
-// request is a message to the owner goroutine.
+// request is a message to the owner goroutine. The caller fills it in,
+// but for its place in the order of calls, which the inbox gives it as
+// the owner takes it; the owner applies it as one value (owner.r).
 type request[T comparable] struct {
-	op   op
-	prio int32 // opAdd: the priority
-	item T
-	at   int64        // with stamps (stamped): the caller's clock reading, in nanoseconds since the epoch
-	due  int64        // opAddAt: the deadline, in nanoseconds since the epoch
-	keys []string     // with fairness, opAdd, opRetry, opAddAt: the item's keys
-	list *itemList[T] // opAddList, opDones
-	w    *waiter[T]   // opLen, opGet, opCancel
-	hot  *hotEntry[T] // opAdd: the item's filter entry, whose sent flag this Add takes (inbox.put), or nil
+	op    op
+	first bool  // the first of its inbox batch: every request of a batch was put before the batch was taken
+	prio  int32 // opAdd: the priority
+	item  T
+	at    int64        // the instant of the call, if the queue reads it (callInstant, doneInstant), in nanoseconds since the epoch
+	seq   uint64       // its place in the order of calls: the requests put before it
+	due   int64        // opAddAt: the deadline, in nanoseconds since the epoch
+	keys  []string     // with fairness, opAdd, opRetry, opAddAt: the item's keys
+	list  *itemList[T] // opAddList, opDones
+	w     *waiter[T]   // opLen, opGet, opCancel
+	entry *entry[T]    // opAdd: the item's filter entry, whose sent flag this Add takes (inbox.put), or nil
 }
 
 // itemList is what AddWithOpts and DoneBatch send: a copy of the items,
@@ -76,7 +80,7 @@ type waiter[T comparable] struct {
 	one      [1]T              // the buffer of a Get
 	prio     int               // opGet: the priority of the first item
 	get      bool              // opGet: a Get (it keeps the lane filled), not a GetBatch
-	slot     *slot[T]          // opGet of a Get: a lane slot it gives back (lane.go), until the owner takes it
+	back     int               // opGet of a Get: a lane slot it gives back (slot.back), or 0
 	n        int               // opLen: the answer
 	shutdown bool              // opGet: nothing was ready and the queue is shutting down
 	canceled bool              // opGet: withdrawn before any item was ready

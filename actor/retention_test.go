@@ -275,10 +275,11 @@ func TestRetention(t *testing.T) {
 					t.Run(name, func(t *testing.T) {
 						cfg := k.cfg("retention/" + name)
 						cfg.RateLimiter = &shortDelays{}
+						newQueue := actor.New[*heavy]
 						if paths == "reference" {
-							cfg = actor.WithoutFastPaths(cfg)
+							newQueue = actor.NewWithoutFastPaths[*heavy]
 						}
-						q := actor.New(cfg)
+						q := newQueue(cfg)
 						defer q.ShutDown()
 						if want := paths == "fast" && lanes && k.lane; actor.HasLane(q) != want {
 							t.Fatalf("the queue has a lane: %v; want %v", actor.HasLane(q), want)

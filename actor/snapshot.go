@@ -116,28 +116,14 @@ func (i ItemInfo[T]) String() string {
 	return s + "}"
 }
 
-// Snapshot returns the queue's counts and up to n items of each state
-// (ready, processing, delayed); n <= 0 gives the counts only. The owner
-// goroutine answers it in one exchange, between two rounds, in O(n log n
-// + p log p for the p items processing + the priorities and keys on the
-// way): it never
-// walks the items ready or delayed, and allocates only for what it
-// returns. After shutdown it answers from what is left. It is safe for
-// concurrent use, and blocks until the owner answers.
-//
-// Experimental: the snapshot's shape may change before v1.
-func (q *Queue[T]) Snapshot(n int) Snapshot[T] {
-	return snapshotOf(q.c, n, func(item T) T { return item })
-}
-
 // snapshotOf is Snapshot of the queue whose shared part is c, with each
 // item as as gives it: itself, or an any for the registry. It turns the
 // core's snapshot into the public one, asking the rate limiter for each
 // item's requeues.
 func snapshotOf[T, U comparable](c *shared[T], n int, as func(T) U) Snapshot[U] {
-	w := c.waiter()
+	w := c.newWaiter()
 	w.snapN = max(n, 0)
-	c.post(request[T]{op: opSnapshot, w: w})
+	c.post(request[T]{op: opSnapshot, w: w, at: c.stamp(callInstant, 0)})
 	c.await(w)
 	s, at := w.snap, c.since()
 	w.snap = state.Snapshot[T]{}
@@ -146,7 +132,7 @@ func snapshotOf[T, U comparable](c *shared[T], n int, as func(T) U) Snapshot[U] 
 		Name:         c.name,
 		ID:           c.id,
 		Taken:        c.epoch.Add(time.Duration(at)),
-		ShuttingDown: c.shutting.Load(),
+		ShuttingDown: c.phase.Load()&shutDownBits != 0,
 		Ready:        s.Ready,
 		Processing:   s.Processing,
 		AddedAgain:   s.AddedAgain,

@@ -87,7 +87,7 @@ func (d *Deadlines[T]) verify(t *testing.T, want int) {
 	}
 	live := 0
 	for i := range d.heap.e {
-		if i > 0 && d.heap.e[i].Before(d.heap.e[heap.Parent(i)].Key) {
+		if k, p := d.heap.e[i].Key, d.heap.e[heap.Parent(i)].Key; i > 0 && (k.At < p.At || k.At == p.At && k.Seq < p.Seq) {
 			t.Fatalf("heap order broken at %d", i)
 		}
 		if d.isLive(&d.heap.e[i]) {

@@ -19,11 +19,6 @@ type Key struct {
 	Seq uint64
 }
 
-// Before reports whether k goes before l. Up and Down write the
-// comparison out: the compiler does not inline this call into a sift
-// instantiated in an importing package.
-func (k Key) Before(l Key) bool { return k.At < l.At || k.At == l.At && k.Seq < l.Seq }
-
 // Item is an element of a heap: its key, and the value it orders.
 type Item[V any] struct {
 	Key

@@ -84,6 +84,11 @@ func TestRandom(t *testing.T) {
 	}
 }
 
+// Before reports whether k goes before l: the order Up and Down write
+// out (the compiler does not inline a call into a sift instantiated in
+// an importing package).
+func (k Key) Before(l Key) bool { return k.At < l.At || k.At == l.At && k.Seq < l.Seq }
+
 func (k Key) cmp(l Key) int {
 	switch {
 	case k.Before(l):

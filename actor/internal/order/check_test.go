@@ -133,7 +133,7 @@ func (o *Prio[T]) checkNode(x *node[T], path string) (int, error) {
 		if c.in != inTurns || int(c.idx) != i || t.At != c.flow.tag() || t.Seq != uint64(c.seq) {
 			return 0, fmt.Errorf("node %s: heap slot %d: in %d, idx %d, tag %d (flow's %d)", path, i, c.in, c.idx, t.At, c.flow.tag())
 		}
-		if i > 0 && t.Before(k.heap[heap.Parent(i)].Key) {
+		if p := k.heap[heap.Parent(i)].Key; i > 0 && (t.At < p.At || t.At == p.At && t.Seq < p.Seq) {
 			return 0, fmt.Errorf("node %s: heap out of order at %d", path, i)
 		}
 		children = append(children, c)

@@ -38,8 +38,6 @@ const minSlots = 8
 
 func newIndex[T comparable, V any]() index[T, V] { return index[T, V]{seed: maphash.MakeSeed()} }
 
-func (x *index[T, V]) len() int { return x.n }
-
 func (x *index[T, V]) hash(item T) uint32 { return uint32(maphash.Comparable(x.seed, item)) }
 
 // find returns the slot of item, whose hash is h, or of the empty slot

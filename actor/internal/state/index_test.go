@@ -5,6 +5,9 @@ import (
 	"testing"
 )
 
+// len returns how many items x holds.
+func (x *index[T, V]) len() int { return x.n }
+
 // FuzzIndex drives an index and a Go map with the same operations on a
 // few hundred items and compares them after every step: every item's
 // entry, the length, and what all yields; and that the invariant holds
