@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -263,6 +264,38 @@ func TestMetricsLatencyAndWorkDuration(t *testing.T) {
 			t.Errorf("latency observations = %v; want %v", got, want)
 		}
 		if got, want := r.observed(kWork), []float64{0.75, 2.5, 3, 4}; !slices.Equal(got, want) {
+			t.Errorf("work duration observations = %v; want %v", got, want)
+		}
+	})
+}
+
+// TestMetricsHandOutDatedByItsEvent hands an item to a waiting Get at the
+// end of a round whose last request is a Len, which dates nothing: the
+// hand-out takes the instant of the round's add, not that of the Len (an
+// owner that dated it as the Len saw the epoch observed a latency from
+// the epoch and a work time from it).
+func TestMetricsHandOutDatedByItsEvent(t *testing.T) {
+	// One P: the Add and the Len below land in one inbox batch, since the
+	// caller runs on until Len blocks.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		q := namedQueue(r)
+		defer q.ShutDown()
+		time.Sleep(10 * time.Second)
+		got := make(chan string)
+		go func() { item, _ := q.Get(); got <- item }()
+		synctest.Wait() // the Get waits in the owner
+		q.Add("a")      // t=10
+		q.Len()         // the round's last request
+		item := <-got
+		time.Sleep(time.Second)
+		q.Done(item) // t=11
+		settle(q)
+		if got, want := r.observed(kLatency), []float64{0}; !slices.Equal(got, want) {
+			t.Errorf("latency observations = %v; want %v", got, want)
+		}
+		if got, want := r.observed(kWork), []float64{1}; !slices.Equal(got, want) {
 			t.Errorf("work duration observations = %v; want %v", got, want)
 		}
 	})
