@@ -1,6 +1,7 @@
 package state
 
 import (
+	"hash/maphash"
 	"time"
 
 	"github.com/actorq/actorq/actor/internal/delay"
@@ -133,9 +134,10 @@ type Queue[T comparable] struct {
 
 // New returns an empty queue.
 func New[T comparable](cfg Config[T]) *Queue[T] {
+	seed := maphash.MakeSeed()
 	q := &Queue[T]{
-		items:   newIndex[T, struct{}](),
-		proc:    newIndex[T, uint64](),
+		items:   newIndex[T, struct{}](seed),
+		proc:    newIndex[T, uint64](seed),
 		delays:  delay.New[T](),
 		requeue: cfg.Requeue,
 		fair:    cfg.Fair,
@@ -250,14 +252,14 @@ func (q *Queue[T]) Delayed() int { return q.delays.Len() }
 func (q *Queue[T]) Phase() Phase { return q.phase }
 
 // Status returns where item is.
-func (q *Queue[T]) Status(item T) Status { return q.lookup(item).status() }
+func (q *Queue[T]) Status(item T) Status { return q.entryOf(item).status() }
 
 // NoopAdd reports whether an Add of item at priority 0 changes nothing
 // until the item is handed out: it is ready or dirty, at a priority of 0
 // or more. (An Add of a popped item changes nothing either, but its
 // hand-out may be under way.)
 func (q *Queue[T]) NoopAdd(item T) bool {
-	e := q.lookup(item)
+	e := q.entryOf(item)
 	st := e.status()
 	return (st == Ready || st == ProcessingDirty) && e.prio() >= 0
 }
@@ -307,7 +309,7 @@ func (q *Queue[T]) usePrio() {
 func (q *Queue[T]) usePrioOrder() {
 	q.prio = order.NewPrio[T](q.bound)
 	if q.fair && q.bound > 0 {
-		q.prio.KeyOf = func(item T) uint32 { return q.lookup(item).key() }
+		q.prio.KeyOf = func(item T) uint32 { return q.entryOf(item).key() }
 	}
 	q.order, q.fifo = q.prio, nil
 }

@@ -22,7 +22,7 @@ func (q *Queue[T]) verify(t *testing.T) {
 		if !e.status().out() {
 			t.Fatalf("item %v in proc as %v", item, e.status())
 		}
-		if q.items.get(item) != 0 {
+		if q.items.getItem(item) != 0 {
 			t.Fatalf("item %v in both tables", item)
 		}
 		all[item] = e
@@ -35,7 +35,7 @@ func (q *Queue[T]) verify(t *testing.T) {
 			npopped++
 		}
 		if st := e.status(); st != Ready && st != Delayed {
-			if q.proc.get(item) == 0 {
+			if q.proc.getItem(item) == 0 {
 				t.Fatalf("item %v in items as %v", item, st)
 			}
 		}
