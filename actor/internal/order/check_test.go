@@ -71,6 +71,9 @@ func (o *Prio[T]) checkFlows(held, out []uint32) error {
 	if reached != nodes {
 		return fmt.Errorf("%d nodes in the bands; %d among the flows", reached, nodes)
 	}
+	if err := o.checkEntries(); err != nil {
+		return err
+	}
 	return o.checkBusy()
 }
 
@@ -170,6 +173,62 @@ func (o *Prio[T]) checkNode(x *node[T], path string) (int, error) {
 		return 0, fmt.Errorf("node %s: n = %d; its children hold %d", path, x.n, sum)
 	}
 	return count, nil
+}
+
+// chainLen returns the number of entries in the list c.
+func (o *Prio[T]) chainLen(c chain) int {
+	n := 0
+	for i := c.head; i != 0; i = o.ents.at(i).next {
+		n++
+	}
+	return n
+}
+
+// checkEntries returns an error if the slab of entries breaks its
+// invariant: every slot handed out is in one leaf's list, or on the free
+// list with the zero item, once; each list ends at its tail.
+func (o *Prio[T]) checkEntries() error {
+	s := &o.ents
+	seen := map[uint32]bool{}
+	mark := func(i uint32, what string) error {
+		if i == 0 || i >= s.top || seen[i] {
+			return fmt.Errorf("entries: slot %d (of %d) in %s: out of range, or seen before", i, s.top, what)
+		}
+		seen[i] = true
+		return nil
+	}
+	var err error
+	for prio, b := range o.bands {
+		walkNodes(&b.root, func(x *node[T]) {
+			last := uint32(0)
+			for i := x.fifo.head; i != 0 && err == nil; i = s.at(i).next {
+				err = mark(i, fmt.Sprintf("a node of priority %d", prio))
+				last = i
+			}
+			if err == nil && last != x.fifo.tail {
+				err = fmt.Errorf("entries: a node of priority %d ends at %d, its tail is %d", prio, last, x.fifo.tail)
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if len(seen) != s.n {
+		return fmt.Errorf("entries: %d in the leaves; the slab counts %d", len(seen), s.n)
+	}
+	var zero T
+	for i := s.free; i != 0; i = s.at(i).next {
+		if err := mark(i, "the free list"); err != nil {
+			return err
+		}
+		if s.at(i).item != zero {
+			return fmt.Errorf("entries: free slot %d holds an item", i)
+		}
+	}
+	if s.top > 0 && len(seen) != int(s.top)-1 {
+		return fmt.Errorf("entries: %d slots used or free; %d handed out", len(seen), s.top-1)
+	}
+	return nil
 }
 
 func (o *Prio[T]) checkBusy() error {

@@ -32,8 +32,9 @@ import (
 // few nodes kept for the next keys.
 type Prio[T comparable] struct {
 	bands map[int]*band[T]
-	prios []int    // priorities with live items, highest first
-	top   *band[T] // the band of prios[0], nil if none: most pushes and every pop use it
+	ents  entries[T] // the entries of every leaf (entries.go)
+	prios []int      // priorities with live items, highest first
+	top   *band[T]   // the band of prios[0], nil if none: most pushes and every pop use it
 	n     int
 
 	dead    map[deadKey[T]]int // stale entries not yet reached, per item and container
@@ -87,12 +88,6 @@ type band[T comparable] struct {
 	log  ring[entry[T]] // with a starvation bound: every entry, in the order it became ready
 }
 
-type entry[T comparable] struct {
-	item T
-	seq  uint64
-	at   int64
-}
-
 const (
 	// maxSpare is how many empty bands an order keeps.
 	maxSpare = 2
@@ -114,7 +109,9 @@ const shrinkFloor = 1024
 // NewPrio returns an empty priority order with the starvation bound bound
 // (0 for none).
 func NewPrio[T comparable](bound time.Duration) *Prio[T] {
-	return &Prio[T]{bands: make(map[int]*band[T]), bound: int64(bound)}
+	o := &Prio[T]{bands: make(map[int]*band[T]), bound: int64(bound)}
+	o.ents.timed = bound > 0
+	return o
 }
 
 func (o *Prio[T]) Len() int     { return o.n }
@@ -141,15 +138,15 @@ func (o *Prio[T]) insert(item T, p Place, front bool) {
 	}
 	leaf := o.leafOf(b, p.Key)
 	switch {
-	case front && (leaf.fifo.len() == 0 || leaf.fifo.front().seq >= p.Seq):
-		leaf.fifo.pushFront(e)
+	case front && (leaf.fifo.empty() || o.ents.seqAt(leaf.fifo.head) >= p.Seq):
+		o.ents.pushFront(&leaf.fifo, e)
 	case front:
 		leaf.pushLate(e) // an item placed before it came meanwhile
-	case leaf.fifo.len() > 0 && leaf.fifo.back().seq > p.Seq:
+	case !leaf.fifo.empty() && o.ents.seqAt(leaf.fifo.tail) > p.Seq:
 		leaf.pushLate(e) // placed before entries already there
 		o.changes++
 	default:
-		leaf.fifo.push(e)
+		o.ents.push(&leaf.fifo, e)
 	}
 	for x := leaf; x != nil; x = x.parent {
 		x.n++
@@ -353,7 +350,7 @@ func (o *Prio[T]) Peek(now int64) Place {
 		p.Undo = 0
 		return p
 	}
-	e := o.top.root.front() // without fairness the root is the one leaf
+	e := o.front(&o.top.root) // without fairness the root is the one leaf
 	return Place{Prio: o.prios[0], Seq: e.seq, At: e.at}
 }
 

@@ -51,6 +51,29 @@ func BenchmarkWindow(b *testing.B) {
 	}
 }
 
+// BenchmarkPrioWindow is BenchmarkWindow with controller-runtime's
+// requeue rule (which orders by priority, as adapter/priorityqueue's
+// queues do) and one item in ten at priority -100, as bench's
+// PipelinePrio.
+func BenchmarkPrioWindow(b *testing.B) {
+	q := New(Config[int]{Requeue: RequeueAtAdd})
+	prio := func(i int) int {
+		if i%10 == 0 {
+			return -100
+		}
+		return 0
+	}
+	for i := range 160 {
+		q.Add(-1-i, Opts{Prio: prio(i)}, 0)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		q.Add(i, Opts{Prio: prio(i)}, 0)
+		item, _, _ := q.HandOut(0, 0)
+		q.Done(item, 0, 0)
+	}
+}
+
 // BenchmarkFairLane is the state's work per item in a fair pipeline, as
 // the owner applies it with the lane on: keys skewed as in bench/ (key 0
 // owns half the items, the others share the rest), adds in rounds of 16,
