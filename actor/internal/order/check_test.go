@@ -257,10 +257,11 @@ func (o *Prio[T]) checkBusy() error {
 
 // checkEmpty returns an error if the order, holding no item and none out,
 // keeps anything for the keys or items it has seen beyond its bounded
-// spares: a node, a flow without limits or children, an id, a stale entry, a ranked
-// key, or a map or slab grown past shrinkFloor; or if a list of spares
-// is full, which a drain lets go, or a spare node or flow keeps children's
-// lists or a map (they are kept apart).
+// spares: a node, a flow without limits or children, an id, a stale
+// entry, a ranked key, or a map or slab grown past shrinkFloor; or if it
+// holds strongly spares that a burst over many keys left (spares.go), or
+// a spare node or flow keeps children's lists or a map (they are kept
+// apart).
 func (o *Prio[T]) checkEmpty() error {
 	var errs []error
 	if o.n != 0 || len(o.bands) != 0 || len(o.prios) != 0 || o.nout != 0 {
@@ -269,17 +270,16 @@ func (o *Prio[T]) checkEmpty() error {
 	if len(o.dead) != 0 || o.peak >= shrinkFloor {
 		errs = append(errs, fmt.Errorf("dead holds %d (peak %d)", len(o.dead), o.peak))
 	}
-	if len(o.spare) > maxSpare || len(o.spareNodes) >= maxSpareNodes || len(o.spareFlows) >= maxSpareNodes ||
-		len(o.spareKids) >= maxSpareNodes || len(o.spareMaps) >= maxSpareNodes {
-		errs = append(errs, fmt.Errorf("spares: %d bands, %d nodes, %d flows, %d children's lists, %d maps", len(o.spare), len(o.spareNodes), len(o.spareFlows), len(o.spareKids), len(o.spareMaps)))
+	if sp := &o.sp; len(sp.bands) > maxSpare || sp.big() {
+		errs = append(errs, fmt.Errorf("spares: %d bands, %d nodes, %d flows, %d children's lists, %d maps", len(sp.bands), len(sp.nodes), len(sp.flows), len(sp.kids), len(sp.maps)))
 	}
-	for _, x := range o.spareNodes {
+	for _, x := range o.sp.nodes {
 		if x.kids != nil {
 			errs = append(errs, errors.New("a spare node keeps a children's list"))
 			break
 		}
 	}
-	for _, f := range o.spareFlows {
+	for _, f := range o.sp.flows {
 		if f.children != nil {
 			errs = append(errs, errors.New("a spare flow keeps a map of children"))
 			break

@@ -1,5 +1,7 @@
 package order
 
+import "weak"
+
 // The entries of the leaves. Every leaf of every band keeps its entries,
 // first in first out, in a list through one slab the order owns, rather
 // than in a buffer of its own: a key that comes and goes with each of its
@@ -11,10 +13,13 @@ package order
 //	the slab has handed out is on its free list; a free slot holds the
 //	zero item, so that the collector can reclaim what items point to.
 //
-// The slab grows by chunks of slabChunk slots, which it never moves, and
-// is made anew once it holds no entry after holding shrinkFloor or more.
-// An entry's instant (for the starvation bound) is kept beside it, in
-// chunks of their own, only with a bound.
+// The slab grows by chunks of slabChunk slots, which it never moves. Once
+// it holds no entry after handing out more than shrinkFloor slots, it
+// starts anew, and holds its chunks weakly: the garbage collector takes
+// them unless entries come first (a queue that drains between bursts
+// reuses them, one left idle gives their memory back). An entry's
+// instant (for the starvation bound) is kept beside it, in chunks of
+// their own, only with a bound.
 
 // slabChunk is how many slots a chunk of the slab holds.
 const slabChunk = 256
@@ -43,6 +48,13 @@ type entries[T comparable] struct {
 	free   uint32 // the first free slot, 0 if none
 	top    uint32 // slots handed out before ever freed: the next new one
 	n      int    // slots in use
+	old    weak.Pointer[oldChunks[T]]
+}
+
+// oldChunks are the chunks of a slab that emptied, held weakly.
+type oldChunks[T comparable] struct {
+	slots []*[slabChunk]slot[T]
+	ats   []*[slabChunk]int64
 }
 
 // chain is a leaf's entries in the slab: its first and its last.
@@ -74,10 +86,7 @@ func (s *entries[T]) alloc(e entry[T], next uint32) uint32 {
 		i = s.top
 		s.top++
 		if int(i/slabChunk) == len(s.chunks) {
-			s.chunks = append(s.chunks, new([slabChunk]slot[T]))
-			if s.timed {
-				s.ats = append(s.ats, new([slabChunk]int64))
-			}
+			s.grow()
 		}
 	}
 	*s.at(i) = slot[T]{item: e.item, seq: e.seq, next: next}
@@ -88,13 +97,39 @@ func (s *entries[T]) alloc(e entry[T], next uint32) uint32 {
 	return i
 }
 
-// release puts slot i on the free list; the slab is made anew once it
-// holds no entry, if it grew past shrinkFloor slots.
+// grow adds a chunk: one the slab held weakly, if the collector has not
+// taken it, or a new one.
+func (s *entries[T]) grow() {
+	if c := s.old.Value(); c != nil && len(c.slots) > 0 {
+		s.chunks = append(s.chunks, c.slots[0])
+		c.slots = c.slots[1:]
+		if s.timed {
+			s.ats = append(s.ats, c.ats[0])
+			c.ats = c.ats[1:]
+		}
+		return
+	}
+	s.chunks = append(s.chunks, new([slabChunk]slot[T]))
+	if s.timed {
+		s.ats = append(s.ats, new([slabChunk]int64))
+	}
+}
+
+// release puts slot i on the free list; the slab starts anew once it
+// holds no entry, if it handed out more than shrinkFloor slots, and holds
+// its chunks weakly. (Every slot of them is free, and holds the zero
+// item: a chunk taken back is as new but for the links of its free list,
+// which alloc overwrites.)
 func (s *entries[T]) release(i uint32) {
 	*s.at(i) = slot[T]{next: s.free}
 	s.free = i
 	s.n--
 	if s.n == 0 && int(s.top) > shrinkFloor {
+		old := &oldChunks[T]{slots: s.chunks, ats: s.ats}
+		if c := s.old.Value(); c != nil { // the chunks not taken back since
+			old.slots, old.ats = append(old.slots, c.slots...), append(old.ats, c.ats...)
+		}
+		s.old = weak.Make(old)
 		s.chunks, s.ats, s.free, s.top = nil, nil, 0, 0
 	}
 }

@@ -116,22 +116,6 @@ func (o *Prio[T]) Release(key uint32) {
 	}
 }
 
-// drained is the instant no item holds a key any more: the order has no
-// node, and no flow but those of keys with limits (and the flows above
-// them). If the spare nodes, or the children's lists kept apart, filled
-// their list, both lists are let go; so are the spare flows and the maps
-// of children. As a map of items that held shrinkFloor is made anew when
-// it empties, a burst over many keys leaves no spares behind, and the
-// next keys make the lists again as they come and go.
-func (o *Prio[T]) drained() {
-	if len(o.spareNodes) >= maxSpareNodes || len(o.spareKids) >= maxSpareNodes {
-		o.spareNodes, o.spareKids = nil, nil
-	}
-	if len(o.spareFlows) >= maxSpareNodes || len(o.spareMaps) >= maxSpareNodes {
-		o.spareFlows, o.spareMaps = nil, nil
-	}
-}
-
 // Path returns the key path whose id is key, in a new slice.
 func (o *Prio[T]) Path(key uint32) []string { return o.ids.flow(key).path() }
 
@@ -145,10 +129,10 @@ func (o *Prio[T]) child(f *flow[T], k string) *flow[T] {
 	if f.children == nil {
 		f.children = o.newChildren()
 	}
-	if s, ok := takeSpare(&o.spareFlows); ok {
+	if s, ok := takeSpare(spare(o, &o.sp.flows)); ok {
 		c = s
 	} else {
-		c = &flow[T]{}
+		c = alloc(&o.fresh.flows, &o.fresh.made)
 	}
 	c.key, c.parent, c.weight, c.vtime, c.depth = k, f, 1, f.vnow, f.depth+1
 	if int(c.depth) <= len(o.levels) {
@@ -176,18 +160,17 @@ func (o *Prio[T]) tidy(f *flow[T]) {
 		if len(p.children) == 0 && p.peak >= shrinkFloor {
 			p.children, p.peak = nil, 0
 		}
-		if f.children != nil && f.peak <= spareRing && len(o.spareMaps) < maxSpareNodes {
-			o.spareMaps = append(o.spareMaps, f.children)
+		limit := o.spareLimit()
+		if f.children != nil && f.peak <= spareRing {
+			keepSpare(&o.sp.maps, f.children, limit)
 		}
-		if len(o.spareFlows) < maxSpareNodes {
-			r := f.r
-			*f = flow[T]{}
-			if r != nil {
-				*r = bucket{}
-				f.r = r
-			}
-			o.spareFlows = append(o.spareFlows, f)
+		r := f.r
+		*f = flow[T]{}
+		if r != nil {
+			*r = bucket{}
+			f.r = r
 		}
+		keepSpare(&o.sp.flows, f, limit)
 		f = p
 	}
 }
@@ -195,7 +178,7 @@ func (o *Prio[T]) tidy(f *flow[T]) {
 // newChildren returns an empty map of children: a spare one, or a new
 // one.
 func (o *Prio[T]) newChildren() map[string]*flow[T] {
-	if m, ok := takeSpare(&o.spareMaps); ok {
+	if m, ok := takeSpare(spare(o, &o.sp.maps)); ok {
 		return m
 	}
 	return make(map[string]*flow[T])
@@ -339,6 +322,7 @@ type keyIDs[T comparable] struct {
 	ids  []*flow[T]
 	free []uint32
 	live int
+	most int // the most ids in use at once since the order last drained
 }
 
 func (k *keyIDs[T]) flow(id uint32) *flow[T] {
@@ -350,6 +334,7 @@ func (k *keyIDs[T]) flow(id uint32) *flow[T] {
 
 func (k *keyIDs[T]) add(f *flow[T]) uint32 {
 	k.live++
+	k.most = max(k.most, k.live)
 	if n := len(k.free); n > 0 {
 		id := k.free[n-1]
 		k.free = k.free[:n-1]

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"time"
+	"weak"
 )
 
 // Prio is the order with priorities: higher first, and within a priority
@@ -48,31 +49,25 @@ type Prio[T comparable] struct {
 	// middle of its priority (popStarving).
 	KeyOf func(T) uint32
 
-	// Bands whose priority has no ready item left are kept with their
-	// small buffers for the next priority that needs one; so are the
-	// nodes of keys that have nothing ready left, since most keys of a
-	// skewed workload come and go with every item they have (and the
-	// flows of keys with nothing at all, spareFlows). The children's
-	// lists of inner nodes and the maps of children of flows are kept
-	// apart, for the next node or flow that gets children.
-	spare      []*band[T]
-	spareNodes []*node[T]
-	spareKids  []*kids[T]
-	spareMaps  []map[string]*flow[T]
+	// What the bands, keys and flows that went leave for the next ones
+	// (spares.go); after a drain, held weakly (weakly: weak is set).
+	sp     spares[T]
+	weak   weak.Pointer[spares[T]]
+	weakly bool
+	fresh  fresh[T]
 
 	// Fairness keys and their flow control (flow.go): the root of the
 	// flows, nil without fairness.
-	flows      *flow[T]
-	byWork     bool // keys take turns by work time
-	capsOff    bool // shutdown began: nothing is blocked
-	spareFlows []*flow[T]
-	ids        keyIDs[T] // the flows that items hold, by id
-	nout       int       // items out (popped or processing)
-	undos      []undo[T] // the notes of the pops ahead, by id-1 (undo.go)
-	freeUndos  []uint32
-	rec        *undo[T] // the notes of the pop ahead under way, or nil
-	back       int64    // the last turn number given at the back of a heap of turns
-	busy       *busy[T] // the first-level keys by load, if counted (CountKeys)
+	flows     *flow[T]
+	byWork    bool      // keys take turns by work time
+	capsOff   bool      // shutdown began: nothing is blocked
+	ids       keyIDs[T] // the flows that items hold, by id
+	nout      int       // items out (popped or processing)
+	undos     []undo[T] // the notes of the pops ahead, by id-1 (undo.go)
+	freeUndos []uint32
+	rec       *undo[T] // the notes of the pop ahead under way, or nil
+	back      int64    // the last turn number given at the back of a heap of turns
+	busy      *busy[T] // the first-level keys by load, if counted (CountKeys)
 
 	// Rates and pauses (rate.go).
 	levels  []Limit       // the limits of the keys of each level without their own
@@ -94,9 +89,7 @@ const (
 	// maxSpareNodes is how many nodes of keys with nothing ready it
 	// keeps (and flows of keys with nothing at all, and the children's
 	// lists and maps of inner nodes and flows), each with buffers of at
-	// most spareRing entries or children; a list of spares that filled
-	// up (a burst over at least as many keys) is let go once no item
-	// holds a key (drained).
+	// most spareRing entries or children (spares.go).
 	maxSpareNodes = 1024
 	spareRing     = 32
 )
@@ -169,10 +162,8 @@ func (o *Prio[T]) insert(item T, p Place, front bool) {
 
 // newBand makes the band of priority prio: a spare one, or a new one.
 func (o *Prio[T]) newBand(prio int) *band[T] {
-	var b *band[T]
-	if n := len(o.spare); n > 0 {
-		b, o.spare = o.spare[n-1], o.spare[:n-1]
-	} else {
+	b, ok := takeSpare(spare(o, &o.sp.bands))
+	if !ok {
 		b = &band[T]{}
 	}
 	b.root.flow = o.flows
@@ -326,18 +317,18 @@ func (o *Prio[T]) popped(prio int, b *band[T]) {
 }
 
 // dropBand takes b, the band of prio, which has no live entry left, out
-// of the order, and keeps it for the next priority that needs one.
+// of the order, and keeps it for the next priority that needs one, with
+// its heap of turns (spares.go).
 func (o *Prio[T]) dropBand(prio int, b *band[T]) {
 	for b.log.len() > 0 {
 		o.stale(deadKey[T]{item: b.log.pop().item, log: b})
 	}
 	o.discard(&b.root)
-	b.root.kids = b.root.kids.kept()
 	b.root.inner = false
 	delete(o.bands, prio)
 	o.unlistBand(prio)
-	if len(o.spare) < maxSpare {
-		o.spare = append(o.spare, b)
+	if len(o.sp.bands) < maxSpare {
+		o.sp.bands = append(o.sp.bands, b)
 	}
 }
 

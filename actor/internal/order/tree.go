@@ -147,24 +147,10 @@ func (o *Prio[T]) discard(leaf *node[T]) {
 
 // newNode returns an empty node: a spare one, or a new one.
 func (o *Prio[T]) newNode() *node[T] {
-	if x, ok := takeSpare(&o.spareNodes); ok {
+	if x, ok := takeSpare(spare(o, &o.sp.nodes)); ok {
 		return x
 	}
-	return new(node[T])
-}
-
-// takeSpare takes the last of *spares off the list and returns it; ok is
-// false if the list is empty.
-func takeSpare[E any](spares *[]E) (x E, ok bool) {
-	n := len(*spares)
-	if n == 0 {
-		return x, false
-	}
-	x = (*spares)[n-1]
-	var zero E
-	(*spares)[n-1] = zero // the list keeps no reference to what it gave
-	*spares = (*spares)[:n-1]
-	return x, true
+	return alloc(&o.fresh.nodes, &o.fresh.made)
 }
 
 // freeNode takes x, which has no live entry and holds none, and is out of
@@ -176,19 +162,17 @@ func takeSpare[E any](spares *[]E) (x E, ok bool) {
 // spares that were leaves keep no heap of turns.
 func (o *Prio[T]) freeNode(x *node[T]) {
 	o.detach(x)
-	if k := x.kids.kept(); k != nil && len(o.spareKids) < maxSpareNodes {
-		o.spareKids = append(o.spareKids, k)
-	}
-	if len(o.spareNodes) == maxSpareNodes {
-		return
+	limit := o.spareLimit()
+	if k := x.kids.kept(); k != nil {
+		keepSpare(&o.sp.kids, k, limit)
 	}
 	*x = node[T]{late: x.late, gen: x.gen + 1}
-	o.spareNodes = append(o.spareNodes, x)
+	keepSpare(&o.sp.nodes, x, limit)
 }
 
 // newKids returns empty lists of children: spare ones, or new ones.
 func (o *Prio[T]) newKids() *kids[T] {
-	if k, ok := takeSpare(&o.spareKids); ok {
+	if k, ok := takeSpare(spare(o, &o.sp.kids)); ok {
 		return k
 	}
 	return new(kids[T])
