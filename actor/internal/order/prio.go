@@ -289,7 +289,10 @@ func (o *Prio[T]) eligibleBand(b *band[T]) bool {
 // firstEligible returns the highest band that has an item that may be
 // handed out, if any.
 func (o *Prio[T]) firstEligible() (int, *band[T]) {
-	for _, prio := range o.prios {
+	if len(o.prios) > 0 && o.eligibleBand(o.top) {
+		return o.prios[0], o.top // most often: no key of the top band blocked
+	}
+	for _, prio := range o.prios[min(1, len(o.prios)):] {
 		if b := o.bands[prio]; o.eligibleBand(b) {
 			return prio, b
 		}
