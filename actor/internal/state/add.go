@@ -122,7 +122,7 @@ func (q *Queue[T]) become(item T, h uint32, old, ne entry, seq uint64, now int64
 // before the hand-out of item, whose entry is e (h is its hash), if it is
 // processing.
 func (q *Queue[T]) before(item T, h uint32, e entry, seq uint64) bool {
-	return e.status().processing() && seq < q.proc.slot(item, h).v
+	return e.status().processing() && seq < q.proc.slot(item, h).v.seq
 }
 
 // addFIFO is add of an item that is not processing, when nothing is

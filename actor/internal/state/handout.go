@@ -53,9 +53,8 @@ func (q *Queue[T]) Received(item T, p order.Place, at int64, seq uint64) {
 	q.nproc++
 	s := q.proc.slot(item, q.proc.hash(item))
 	e := s.e
-	s.e, s.v = e.with(Processing), seq
+	s.e, s.v = e.with(Processing), handed{seq, at}
 	q.m.get(item, q.prioOf(item, e), at)
-	q.startWork(item, at)
 }
 
 // HandOut is Pop and Received at once, for a consumer that receives the
@@ -66,10 +65,9 @@ func (q *Queue[T]) HandOut(now int64, seq uint64) (item T, p order.Place, ok boo
 	}
 	item, p = q.order.Pop(now)
 	e, h := q.took(item, &p)
-	q.proc.put(item, h, e.with(Processing), seq)
+	q.proc.put(item, h, e.with(Processing), handed{seq, now})
 	q.nproc++
 	q.m.get(item, p.Prio, now)
-	q.startWork(item, now)
 	return item, p, true
 }
 
@@ -99,34 +97,34 @@ func (q *Queue[T]) Return(item T, p order.Place, now int64) {
 // queue a duplicate), and so does one made before the item's hand-out.
 func (q *Queue[T]) Done(item T, now int64, seq uint64) {
 	h := q.proc.hash(item)
-	e, handedOut := q.proc.del(item, h) // one look for the usual case: processing
-	if e.status().processing() && seq < handedOut {
-		q.proc.put(item, h, e, handedOut) // made while the item was on its way to a consumer
+	e, out := q.proc.del(item, h) // one look for the usual case: processing
+	if e.status().processing() && seq < out.seq {
+		q.proc.put(item, h, e, out) // made while the item was on its way to a consumer
 		return
 	}
 	switch e.status() {
 	case Processing:
-		q.finish(item, e, now)
+		q.finish(item, e, out, now)
 		q.drop(item, e)
 	case ProcessingDirty:
-		q.finish(item, e, now)
+		q.finish(item, e, out, now)
 		seq := q.takePlace(item)
 		q.become(item, h, e, e.with(Ready), seq, now)
 	case ProcessingDelayed:
-		q.finish(item, e, now)
+		q.finish(item, e, out, now)
 		q.items.set(item, h, e.with(Delayed))
 	case Popped:
-		q.proc.put(item, h, e, handedOut) // not processing: Done does nothing
+		q.proc.put(item, h, e, out) // not processing: Done does nothing
 	}
 }
 
 // finish is the bookkeeping of an item that stops processing, whose
-// entry is e.
-func (q *Queue[T]) finish(item T, e entry, now int64) {
+// entry is e, handed out as out.
+func (q *Queue[T]) finish(item T, e entry, out handed, now int64) {
 	q.nproc--
 	q.m.done(item, now)
 	if q.fair {
 		q.prio.Tick(now) // a key left with nothing is kept only until its bucket is full
-		q.endWork(item, e, now)
+		q.endWork(e, out, now)
 	}
 }
