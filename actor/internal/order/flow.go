@@ -145,7 +145,7 @@ func (o *Prio[T]) child(f *flow[T], k string) *flow[T] {
 
 // tidy forgets f and the flows above it that are kept for nothing. A map
 // of children that empties is made anew if it held many; a small one is
-// kept apart (spareMaps) for the next flow that gets children, so that
+// kept apart (spares.go) for the next flow that gets children, so that
 // spare flows, most of which become keys without children, keep no map.
 func (o *Prio[T]) tidy(f *flow[T]) {
 	for f != nil && f.parent != nil && f.nodes == nil && len(f.children) == 0 && f.out == 0 && f.held == 0 && !f.limited {

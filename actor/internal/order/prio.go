@@ -30,7 +30,7 @@ import (
 // Every count is of live entries only, and a node with none is removed
 // with whatever stale entries it still holds, so a key with nothing ready
 // has no node, and a key that has gone costs no memory but that of the
-// few nodes kept for the next keys.
+// spares kept for the next keys (spares.go).
 type Prio[T comparable] struct {
 	bands map[int]*band[T]
 	ents  entries[T] // the entries of every leaf (entries.go)

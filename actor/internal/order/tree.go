@@ -156,8 +156,8 @@ func (o *Prio[T]) newNode() *node[T] {
 // freeNode takes x, which has no live entry and holds none, and is out of
 // its parent's children, off its flow's nodes (which may let the flow
 // go), and keeps it for a later key if there is room, with its small
-// late heap: a spare is a node as new but for it. The children's
-// lists of an inner node are kept apart (spareKids), for the next node
+// late heap: a spare is a node as new but for it (spares.go). The
+// children's lists of an inner node are kept apart, for the next node
 // that gets children: a node has them only while it is inner, so that
 // spares that were leaves keep no heap of turns.
 func (o *Prio[T]) freeNode(x *node[T]) {
