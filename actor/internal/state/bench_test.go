@@ -81,19 +81,25 @@ func BenchmarkPrioWindow(b *testing.B) {
 // receive 12 a round and finish them the round after, and everything
 // offered taken back (newest first) when a key joins the turns. With
 // caps, key 0 may have 4 items out and keys 1 to 9 have weight 3, as
-// bench's actorqpqcaps. One op is one item handed out.
+// bench's actorqpqcaps; with level, every key has a cap or a rate that
+// never binds (2^20 items out; 10^12 a second, a burst of 2^20), as
+// bench's PipelineRated rates=cap and rates=unbound. One op is one item
+// handed out.
 func BenchmarkFairLane(b *testing.B) {
 	for _, c := range []struct {
 		name   string
 		keys   int
 		byWork bool
 		caps   bool
+		level  order.Limit
 	}{
-		{"turns/keys=100", 100, false, false},
-		{"work/keys=100", 100, true, false},
-		{"caps/keys=100", 100, false, true},
-		{"turns/keys=10000", 10_000, false, false},
-		{"work/keys=10000", 10_000, true, false},
+		{name: "turns/keys=100", keys: 100},
+		{name: "work/keys=100", keys: 100, byWork: true},
+		{name: "caps/keys=100", keys: 100, caps: true},
+		{name: "turns/keys=10000", keys: 10_000},
+		{name: "work/keys=10000", keys: 10_000, byWork: true},
+		{name: "unboundcap/keys=100", keys: 100, level: order.Limit{Cap: 1 << 20}},
+		{name: "unboundrate/keys=100", keys: 100, level: order.Limit{Rate: 1e12, Burst: 1 << 20}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			keys := make([][]string, c.keys)
@@ -107,6 +113,9 @@ func BenchmarkFairLane(b *testing.B) {
 				return keys[1+(i/2)%(c.keys-1)]
 			}
 			cfg := Config[int]{Fair: true, ByWork: c.byWork, Requeue: RequeueAtAdd}
+			if c.level != (order.Limit{}) {
+				cfg.Levels = []order.Limit{c.level}
+			}
 			if c.caps {
 				cfg.Limits = append(cfg.Limits, KeyLimit{Keys: keys[0], Limit: order.Limit{Cap: 4}})
 				for k := 1; k <= 9; k++ {
