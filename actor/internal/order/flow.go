@@ -129,11 +129,7 @@ func (o *Prio[T]) child(f *flow[T], k string) *flow[T] {
 	if f.children == nil {
 		f.children = o.newChildren()
 	}
-	if s, ok := takeSpare(spare(o, &o.sp.flows)); ok {
-		c = s
-	} else {
-		c = alloc(&o.fresh.flows, &o.fresh.made)
-	}
+	c = o.newFlow()
 	c.key, c.parent, c.weight, c.vtime, c.depth = k, f, 1, f.vnow, f.depth+1
 	if int(c.depth) <= len(o.levels) {
 		o.limit(c, o.levels[c.depth-1])
@@ -160,9 +156,8 @@ func (o *Prio[T]) tidy(f *flow[T]) {
 		if len(p.children) == 0 && p.peak >= shrinkFloor {
 			p.children, p.peak = nil, 0
 		}
-		limit := o.spareLimit()
 		if f.children != nil && f.peak <= spareRing {
-			keepSpare(&o.sp.maps, f.children, limit)
+			o.keepChildren(f.children)
 		}
 		r := f.r
 		*f = flow[T]{}
@@ -170,18 +165,9 @@ func (o *Prio[T]) tidy(f *flow[T]) {
 			*r = bucket{}
 			f.r = r
 		}
-		keepSpare(&o.sp.flows, f, limit)
+		o.keepFlow(f)
 		f = p
 	}
-}
-
-// newChildren returns an empty map of children: a spare one, or a new
-// one.
-func (o *Prio[T]) newChildren() map[string]*flow[T] {
-	if m, ok := takeSpare(spare(o, &o.sp.maps)); ok {
-		return m
-	}
-	return make(map[string]*flow[T])
 }
 
 // countOut raises the out counts of f's key and of every key above it, as
@@ -350,6 +336,10 @@ func (k *keyIDs[T]) add(f *flow[T]) uint32 {
 	k.ids = append(k.ids, f)
 	return uint32(len(k.ids) - 1)
 }
+
+// drained starts the count of the most ids in use at once anew: the
+// order drained.
+func (k *keyIDs[T]) drained() { k.most = 0 }
 
 func (k *keyIDs[T]) remove(id uint32) {
 	k.live--

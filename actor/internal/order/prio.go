@@ -162,10 +162,7 @@ func (o *Prio[T]) insert(item T, p Place, front bool) {
 
 // newBand makes the band of priority prio: a spare one, or a new one.
 func (o *Prio[T]) newBand(prio int) *band[T] {
-	b, ok := takeSpare(spare(o, &o.sp.bands))
-	if !ok {
-		b = &band[T]{}
-	}
+	b := o.newBandObject()
 	b.root.flow = o.flows
 	o.bands[prio] = b
 	o.listBand(prio, b)
@@ -330,9 +327,7 @@ func (o *Prio[T]) dropBand(prio int, b *band[T]) {
 	b.root.inner = false
 	delete(o.bands, prio)
 	o.unlistBand(prio)
-	if len(o.sp.bands) < maxSpare {
-		o.sp.bands = append(o.sp.bands, b)
-	}
+	o.keepBand(b)
 }
 
 // Peek returns the place of the next item, leaving it where it is; now is

@@ -117,7 +117,7 @@ func takeSpare[E any](spares *[]E) (x E, ok bool) {
 // them). After a burst over many keys, the spares are held weakly from
 // now on.
 func (o *Prio[T]) drained() {
-	o.ids.most = 0
+	o.ids.drained()
 	if !o.sp.big() {
 		return
 	}
@@ -138,6 +138,55 @@ func (o *Prio[T]) unweak() {
 	}
 	o.weak, o.weakly = weak.Pointer[spares[T]]{}, false
 }
+
+// newNode returns an empty node: a spare one, or a new one.
+func (o *Prio[T]) newNode() *node[T] {
+	if x, ok := takeSpare(spare(o, &o.sp.nodes)); ok {
+		return x
+	}
+	return alloc(&o.fresh.nodes, &o.fresh.made)
+}
+
+// newFlow returns an empty flow: a spare one, or a new one.
+func (o *Prio[T]) newFlow() *flow[T] {
+	if f, ok := takeSpare(spare(o, &o.sp.flows)); ok {
+		return f
+	}
+	return alloc(&o.fresh.flows, &o.fresh.made)
+}
+
+// newKids returns empty lists of children: spare ones, or new ones.
+func (o *Prio[T]) newKids() *kids[T] {
+	if k, ok := takeSpare(spare(o, &o.sp.kids)); ok {
+		return k
+	}
+	return new(kids[T])
+}
+
+// newChildren returns an empty map of children: a spare one, or a new
+// one.
+func (o *Prio[T]) newChildren() map[string]*flow[T] {
+	if m, ok := takeSpare(spare(o, &o.sp.maps)); ok {
+		return m
+	}
+	return make(map[string]*flow[T])
+}
+
+// newBandObject returns an empty band: a spare one, or a new one.
+func (o *Prio[T]) newBandObject() *band[T] {
+	if b, ok := takeSpare(spare(o, &o.sp.bands)); ok {
+		return b
+	}
+	return &band[T]{}
+}
+
+// keepNode, keepFlow, keepKids, keepChildren and keepBand keep an
+// object, reset, as a spare if its list has room.
+func (o *Prio[T]) keepNode(x *node[T])                { keepSpare(&o.sp.nodes, x, o.spareLimit()) }
+func (o *Prio[T]) keepFlow(f *flow[T])                { keepSpare(&o.sp.flows, f, o.spareLimit()) }
+func (o *Prio[T]) keepKids(k *kids[T])                { keepSpare(&o.sp.kids, k, o.spareLimit()) }
+func (o *Prio[T]) keepChildren(m map[string]*flow[T]) { keepSpare(&o.sp.maps, m, o.spareLimit()) }
+func (o *Prio[T]) keepBand(b *band[T])                { keepSpare(&o.sp.bands, b, maxSpare) }
 
 // spare returns *list after taking back the spares held weakly, if it is
 // empty and some are.

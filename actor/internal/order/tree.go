@@ -145,14 +145,6 @@ func (o *Prio[T]) discard(leaf *node[T]) {
 	}
 }
 
-// newNode returns an empty node: a spare one, or a new one.
-func (o *Prio[T]) newNode() *node[T] {
-	if x, ok := takeSpare(spare(o, &o.sp.nodes)); ok {
-		return x
-	}
-	return alloc(&o.fresh.nodes, &o.fresh.made)
-}
-
 // freeNode takes x, which has no live entry and holds none, and is out of
 // its parent's children, off its flow's nodes (which may let the flow
 // go), and keeps it for a later key if there is room, with its small
@@ -162,20 +154,11 @@ func (o *Prio[T]) newNode() *node[T] {
 // spares that were leaves keep no heap of turns.
 func (o *Prio[T]) freeNode(x *node[T]) {
 	o.detach(x)
-	limit := o.spareLimit()
 	if k := x.kids.kept(); k != nil {
-		keepSpare(&o.sp.kids, k, limit)
+		o.keepKids(k)
 	}
 	*x = node[T]{late: x.late, gen: x.gen + 1}
-	keepSpare(&o.sp.nodes, x, limit)
-}
-
-// newKids returns empty lists of children: spare ones, or new ones.
-func (o *Prio[T]) newKids() *kids[T] {
-	if k, ok := takeSpare(spare(o, &o.sp.kids)); ok {
-		return k
-	}
-	return new(kids[T])
+	o.keepNode(x)
 }
 
 // detach takes x off its flow's nodes, and forgets the flow if nothing
