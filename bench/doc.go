@@ -99,13 +99,14 @@
 //     Done and re-adds each item's key; fair=turns and fair=worktime.
 //     ns/hand-out is per item taken; benchstat -col /keys gives the ratio
 //     to keys=100.
-//   - BenchmarkPipelineRated: per-key rates (issue 49) where they never
-//     bind: BenchmarkPipelineFairPQ's fair pipeline (keys=100 and
+//   - BenchmarkPipelineRated: per-key rates (issue 49) and caps where they
+//     never bind: BenchmarkPipelineFairPQ's fair pipeline (keys=100 and
 //     keys=10000, shapes (4,4) and (16,16)) through actor.New fair by
-//     turns, without rates (rates=none) and with Config.LevelLimits giving
+//     turns, without rates (rates=none), with Config.LevelLimits giving
 //     every tenant a finite rate so high that it never binds (10^12 a
-//     second, a burst of 2^20: rates=unbound), in the same run; benchstat
-//     -col /rates gives the cost of the rate machinery. One op is one item;
+//     second, a burst of 2^20: rates=unbound), or no rate and a cap of
+//     2^20 items out (rates=cap), in the same run; benchstat -col /rates
+//     gives the cost of the rate and cap machinery. One op is one item;
 //     ns/item and allocs/item as in PipelineFairPQ. run.sh runs it on
 //     bursts of BURST items.
 //   - BenchmarkRateBinding: rates that bind, on the real clock: 100

@@ -24,12 +24,18 @@ import (
 // would be no rate at all.
 var unbound = actor.LevelLimit{Rate: 1e12, Burst: 1 << 20}
 
+// capped is the level limit of BenchmarkPipelineRated's rates=cap: no
+// rate, but a cap on the items out so high that it never binds, so that
+// the queue counts every tenant's items out against it.
+var capped = actor.LevelLimit{Cap: 1 << 20}
+
 // ratedImpls are the implementations of BenchmarkPipelineRated over the
 // tenants s: actor.New fair by turns across them (Config.Fairness returns
 // an item's tenant as its one key), without rates (rates=none) and with
-// LevelLimits[0] giving every tenant the rate unbound (rates=unbound).
-// Both are actor.New itself, not the adapter of BenchmarkPipelineFairPQ,
-// so that the two differ only in the rates.
+// LevelLimits[0] giving every tenant the rate unbound (rates=unbound), or
+// no rate but the cap capped (rates=cap). All are actor.New itself, not
+// the adapter of BenchmarkPipelineFairPQ, so that they differ only in the
+// limits.
 func ratedImpls(s skewed) []impl {
 	return []impl{
 		{
@@ -40,6 +46,12 @@ func ratedImpls(s skewed) []impl {
 			name: "unbound",
 			newQueue: func() queue {
 				return actor.New(actor.Config[int]{Fairness: s.fairness, LevelLimits: []actor.LevelLimit{unbound}})
+			},
+		},
+		{
+			name: "cap",
+			newQueue: func() queue {
+				return actor.New(actor.Config[int]{Fairness: s.fairness, LevelLimits: []actor.LevelLimit{capped}})
 			},
 		},
 	}

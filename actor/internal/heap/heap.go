@@ -1,6 +1,8 @@
 // Package heap holds the sift of the core's min-heaps, and a walk that
 // yields a heap's items in order without changing it. A heap is a slice
-// of Items, ordered by their Keys: a binary heap.
+// of Items, ordered by their Keys: a 4-ary heap, as the Go runtime's
+// timers are, half as deep as a binary one, a node's children side by
+// side in memory.
 //
 // The items a sift moves are those on the path between where the item
 // sifted started and where it comes to rest, which Up, Down and Fix
@@ -10,8 +12,9 @@ package heap
 
 import "iter"
 
-// arity is the number of children of a node.
-const arity = 2
+// arity is the number of children of a node. Pops ask more comparisons
+// of a level than a binary heap, fewer levels, and fewer cache lines.
+const arity = 4
 
 // Key orders the items of a heap: the lower At first, then the lower Seq.
 type Key struct {

@@ -71,6 +71,9 @@ func (o *Prio[T]) checkFlows(held, out []uint32) error {
 	if reached != nodes {
 		return fmt.Errorf("%d nodes in the bands; %d among the flows", reached, nodes)
 	}
+	if err := o.checkEntries(); err != nil {
+		return err
+	}
 	return o.checkBusy()
 }
 
@@ -172,6 +175,62 @@ func (o *Prio[T]) checkNode(x *node[T], path string) (int, error) {
 	return count, nil
 }
 
+// chainLen returns the number of entries in the list c.
+func (o *Prio[T]) chainLen(c chain) int {
+	n := 0
+	for i := c.head; i != 0; i = o.ents.at(i).next {
+		n++
+	}
+	return n
+}
+
+// checkEntries returns an error if the slab of entries breaks its
+// invariant: every slot handed out is in one leaf's list, or on the free
+// list with the zero item, once; each list ends at its tail.
+func (o *Prio[T]) checkEntries() error {
+	s := &o.ents
+	seen := map[uint32]bool{}
+	mark := func(i uint32, what string) error {
+		if i == 0 || i >= s.top || seen[i] {
+			return fmt.Errorf("entries: slot %d (of %d) in %s: out of range, or seen before", i, s.top, what)
+		}
+		seen[i] = true
+		return nil
+	}
+	var err error
+	for prio, b := range o.bands {
+		walkNodes(&b.root, func(x *node[T]) {
+			last := uint32(0)
+			for i := x.fifo.head; i != 0 && err == nil; i = s.at(i).next {
+				err = mark(i, fmt.Sprintf("a node of priority %d", prio))
+				last = i
+			}
+			if err == nil && last != x.fifo.tail {
+				err = fmt.Errorf("entries: a node of priority %d ends at %d, its tail is %d", prio, last, x.fifo.tail)
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if len(seen) != s.n {
+		return fmt.Errorf("entries: %d in the leaves; the slab counts %d", len(seen), s.n)
+	}
+	var zero T
+	for i := s.free; i != 0; i = s.at(i).next {
+		if err := mark(i, "the free list"); err != nil {
+			return err
+		}
+		if s.at(i).item != zero {
+			return fmt.Errorf("entries: free slot %d holds an item", i)
+		}
+	}
+	if s.top > 0 && len(seen) != int(s.top)-1 {
+		return fmt.Errorf("entries: %d slots used or free; %d handed out", len(seen), s.top-1)
+	}
+	return nil
+}
+
 func (o *Prio[T]) checkBusy() error {
 	if o.busy == nil {
 		return nil
@@ -198,10 +257,11 @@ func (o *Prio[T]) checkBusy() error {
 
 // checkEmpty returns an error if the order, holding no item and none out,
 // keeps anything for the keys or items it has seen beyond its bounded
-// spares: a node, a flow without limits or children, an id, a stale entry, a ranked
-// key, or a map or slab grown past shrinkFloor; or if a list of spares
-// is full, which a drain lets go, or a spare node or flow keeps children's
-// lists or a map (they are kept apart).
+// spares: a node, a flow without limits or children, an id, a stale
+// entry, a ranked key, or a map or slab grown past shrinkFloor; or if it
+// holds strongly spares that a burst over many keys left (spares.go), or
+// a spare node or flow keeps children's lists or a map (they are kept
+// apart).
 func (o *Prio[T]) checkEmpty() error {
 	var errs []error
 	if o.n != 0 || len(o.bands) != 0 || len(o.prios) != 0 || o.nout != 0 {
@@ -210,17 +270,16 @@ func (o *Prio[T]) checkEmpty() error {
 	if len(o.dead) != 0 || o.peak >= shrinkFloor {
 		errs = append(errs, fmt.Errorf("dead holds %d (peak %d)", len(o.dead), o.peak))
 	}
-	if len(o.spare) > maxSpare || len(o.spareNodes) >= maxSpareNodes || len(o.spareFlows) >= maxSpareNodes ||
-		len(o.spareKids) >= maxSpareNodes || len(o.spareMaps) >= maxSpareNodes {
-		errs = append(errs, fmt.Errorf("spares: %d bands, %d nodes, %d flows, %d children's lists, %d maps", len(o.spare), len(o.spareNodes), len(o.spareFlows), len(o.spareKids), len(o.spareMaps)))
+	if sp := &o.sp; len(sp.bands) > maxSpare || sp.big() {
+		errs = append(errs, fmt.Errorf("spares: %d bands, %d nodes, %d flows, %d children's lists, %d maps", len(sp.bands), len(sp.nodes), len(sp.flows), len(sp.kids), len(sp.maps)))
 	}
-	for _, x := range o.spareNodes {
+	for _, x := range o.sp.nodes {
 		if x.kids != nil {
 			errs = append(errs, errors.New("a spare node keeps a children's list"))
 			break
 		}
 	}
-	for _, f := range o.spareFlows {
+	for _, f := range o.sp.flows {
 		if f.children != nil {
 			errs = append(errs, errors.New("a spare flow keeps a map of children"))
 			break

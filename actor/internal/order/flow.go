@@ -116,22 +116,6 @@ func (o *Prio[T]) Release(key uint32) {
 	}
 }
 
-// drained is the instant no item holds a key any more: the order has no
-// node, and no flow but those of keys with limits (and the flows above
-// them). If the spare nodes, or the children's lists kept apart, filled
-// their list, both lists are let go; so are the spare flows and the maps
-// of children. As a map of items that held shrinkFloor is made anew when
-// it empties, a burst over many keys leaves no spares behind, and the
-// next keys make the lists again as they come and go.
-func (o *Prio[T]) drained() {
-	if len(o.spareNodes) >= maxSpareNodes || len(o.spareKids) >= maxSpareNodes {
-		o.spareNodes, o.spareKids = nil, nil
-	}
-	if len(o.spareFlows) >= maxSpareNodes || len(o.spareMaps) >= maxSpareNodes {
-		o.spareFlows, o.spareMaps = nil, nil
-	}
-}
-
 // Path returns the key path whose id is key, in a new slice.
 func (o *Prio[T]) Path(key uint32) []string { return o.ids.flow(key).path() }
 
@@ -145,11 +129,7 @@ func (o *Prio[T]) child(f *flow[T], k string) *flow[T] {
 	if f.children == nil {
 		f.children = o.newChildren()
 	}
-	if s, ok := takeSpare(&o.spareFlows); ok {
-		c = s
-	} else {
-		c = &flow[T]{}
-	}
+	c = o.newFlow()
 	c.key, c.parent, c.weight, c.vtime, c.depth = k, f, 1, f.vnow, f.depth+1
 	if int(c.depth) <= len(o.levels) {
 		o.limit(c, o.levels[c.depth-1])
@@ -161,7 +141,7 @@ func (o *Prio[T]) child(f *flow[T], k string) *flow[T] {
 
 // tidy forgets f and the flows above it that are kept for nothing. A map
 // of children that empties is made anew if it held many; a small one is
-// kept apart (spareMaps) for the next flow that gets children, so that
+// kept apart (spares.go) for the next flow that gets children, so that
 // spare flows, most of which become keys without children, keep no map.
 func (o *Prio[T]) tidy(f *flow[T]) {
 	for f != nil && f.parent != nil && f.nodes == nil && len(f.children) == 0 && f.out == 0 && f.held == 0 && !f.limited {
@@ -176,29 +156,18 @@ func (o *Prio[T]) tidy(f *flow[T]) {
 		if len(p.children) == 0 && p.peak >= shrinkFloor {
 			p.children, p.peak = nil, 0
 		}
-		if f.children != nil && f.peak <= spareRing && len(o.spareMaps) < maxSpareNodes {
-			o.spareMaps = append(o.spareMaps, f.children)
+		if f.children != nil && f.peak <= spareRing {
+			o.keepChildren(f.children)
 		}
-		if len(o.spareFlows) < maxSpareNodes {
-			r := f.r
-			*f = flow[T]{}
-			if r != nil {
-				*r = bucket{}
-				f.r = r
-			}
-			o.spareFlows = append(o.spareFlows, f)
+		r := f.r
+		*f = flow[T]{}
+		if r != nil {
+			*r = bucket{}
+			f.r = r
 		}
+		o.keepFlow(f)
 		f = p
 	}
-}
-
-// newChildren returns an empty map of children: a spare one, or a new
-// one.
-func (o *Prio[T]) newChildren() map[string]*flow[T] {
-	if m, ok := takeSpare(&o.spareMaps); ok {
-		return m
-	}
-	return make(map[string]*flow[T])
 }
 
 // countOut raises the out counts of f's key and of every key above it, as
@@ -339,6 +308,7 @@ type keyIDs[T comparable] struct {
 	ids  []*flow[T]
 	free []uint32
 	live int
+	most int // the most ids in use at once since the order last drained
 }
 
 func (k *keyIDs[T]) flow(id uint32) *flow[T] {
@@ -350,6 +320,7 @@ func (k *keyIDs[T]) flow(id uint32) *flow[T] {
 
 func (k *keyIDs[T]) add(f *flow[T]) uint32 {
 	k.live++
+	k.most = max(k.most, k.live)
 	if n := len(k.free); n > 0 {
 		id := k.free[n-1]
 		k.free = k.free[:n-1]
@@ -365,6 +336,10 @@ func (k *keyIDs[T]) add(f *flow[T]) uint32 {
 	k.ids = append(k.ids, f)
 	return uint32(len(k.ids) - 1)
 }
+
+// drained starts the count of the most ids in use at once anew: the
+// order drained.
+func (k *keyIDs[T]) drained() { k.most = 0 }
 
 func (k *keyIDs[T]) remove(id uint32) {
 	k.live--

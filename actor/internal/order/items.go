@@ -24,7 +24,7 @@ func (o *Prio[T]) items(x *node[T], prio int, yield func(T, int) bool) bool {
 		return true
 	}
 	if !x.inner {
-		return x.leafItems(prio, yield)
+		return o.leafItems(x, prio, yield)
 	}
 	k := x.kids
 	if o.byWork {
@@ -44,17 +44,17 @@ func (o *Prio[T]) items(x *node[T], prio int, yield func(T, int) bool) bool {
 	return true
 }
 
-// leafItems yields a leaf's entries in sequence order: its ring, merged
-// with its late heap.
-func (x *node[T]) leafItems(prio int, yield func(T, int) bool) bool {
+// leafItems yields the entries of leaf x in sequence order: its list,
+// merged with its late heap.
+func (o *Prio[T]) leafItems(x *node[T], prio int, yield func(T, int) bool) bool {
 	var late []heap.Item[entry[T]]
 	if x.late != nil {
 		late = *x.late
 	}
-	i := 0 // the next entry of the ring
+	i := x.fifo.head // the next entry of the list
 	for j := range heap.Walk(late) {
-		for ; i < x.fifo.len() && x.fifo.at(i).seq < late[j].Seq; i++ {
-			if !yield(x.fifo.at(i).item, prio) {
+		for ; i != 0 && o.ents.at(i).seq < late[j].Seq; i = o.ents.at(i).next {
+			if !yield(o.ents.at(i).item, prio) {
 				return false
 			}
 		}
@@ -62,8 +62,8 @@ func (x *node[T]) leafItems(prio int, yield func(T, int) bool) bool {
 			return false
 		}
 	}
-	for ; i < x.fifo.len(); i++ {
-		if !yield(x.fifo.at(i).item, prio) {
+	for ; i != 0; i = o.ents.at(i).next {
+		if !yield(o.ents.at(i).item, prio) {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"time"
+	"weak"
 )
 
 // Prio is the order with priorities: higher first, and within a priority
@@ -29,11 +30,12 @@ import (
 // Every count is of live entries only, and a node with none is removed
 // with whatever stale entries it still holds, so a key with nothing ready
 // has no node, and a key that has gone costs no memory but that of the
-// few nodes kept for the next keys.
+// spares kept for the next keys (spares.go).
 type Prio[T comparable] struct {
 	bands map[int]*band[T]
-	prios []int    // priorities with live items, highest first
-	top   *band[T] // the band of prios[0], nil if none: most pushes and every pop use it
+	ents  entries[T] // the entries of every leaf (entries.go)
+	prios []int      // priorities with live items, highest first
+	top   *band[T]   // the band of prios[0], nil if none: most pushes and every pop use it
 	n     int
 
 	dead    map[deadKey[T]]int // stale entries not yet reached, per item and container
@@ -47,31 +49,25 @@ type Prio[T comparable] struct {
 	// middle of its priority (popStarving).
 	KeyOf func(T) uint32
 
-	// Bands whose priority has no ready item left are kept with their
-	// small buffers for the next priority that needs one; so are the
-	// nodes of keys that have nothing ready left, since most keys of a
-	// skewed workload come and go with every item they have (and the
-	// flows of keys with nothing at all, spareFlows). The children's
-	// lists of inner nodes and the maps of children of flows are kept
-	// apart, for the next node or flow that gets children.
-	spare      []*band[T]
-	spareNodes []*node[T]
-	spareKids  []*kids[T]
-	spareMaps  []map[string]*flow[T]
+	// What the bands, keys and flows that went leave for the next ones
+	// (spares.go); after a drain, held weakly (weakly: weak is set).
+	sp     spares[T]
+	weak   weak.Pointer[spares[T]]
+	weakly bool
+	fresh  fresh[T]
 
 	// Fairness keys and their flow control (flow.go): the root of the
 	// flows, nil without fairness.
-	flows      *flow[T]
-	byWork     bool // keys take turns by work time
-	capsOff    bool // shutdown began: nothing is blocked
-	spareFlows []*flow[T]
-	ids        keyIDs[T] // the flows that items hold, by id
-	nout       int       // items out (popped or processing)
-	undos      []undo[T] // the notes of the pops ahead, by id-1 (undo.go)
-	freeUndos  []uint32
-	rec        *undo[T] // the notes of the pop ahead under way, or nil
-	back       int64    // the last turn number given at the back of a heap of turns
-	busy       *busy[T] // the first-level keys by load, if counted (CountKeys)
+	flows     *flow[T]
+	byWork    bool      // keys take turns by work time
+	capsOff   bool      // shutdown began: nothing is blocked
+	ids       keyIDs[T] // the flows that items hold, by id
+	nout      int       // items out (popped or processing)
+	undos     []undo[T] // the notes of the pops ahead, by id-1 (undo.go)
+	freeUndos []uint32
+	rec       *undo[T] // the notes of the pop ahead under way, or nil
+	back      int64    // the last turn number given at the back of a heap of turns
+	busy      *busy[T] // the first-level keys by load, if counted (CountKeys)
 
 	// Rates and pauses (rate.go).
 	levels  []Limit       // the limits of the keys of each level without their own
@@ -87,21 +83,13 @@ type band[T comparable] struct {
 	log  ring[entry[T]] // with a starvation bound: every entry, in the order it became ready
 }
 
-type entry[T comparable] struct {
-	item T
-	seq  uint64
-	at   int64
-}
-
 const (
 	// maxSpare is how many empty bands an order keeps.
 	maxSpare = 2
 	// maxSpareNodes is how many nodes of keys with nothing ready it
 	// keeps (and flows of keys with nothing at all, and the children's
 	// lists and maps of inner nodes and flows), each with buffers of at
-	// most spareRing entries or children; a list of spares that filled
-	// up (a burst over at least as many keys) is let go once no item
-	// holds a key (drained).
+	// most spareRing entries or children (spares.go).
 	maxSpareNodes = 1024
 	spareRing     = 32
 )
@@ -114,7 +102,9 @@ const shrinkFloor = 1024
 // NewPrio returns an empty priority order with the starvation bound bound
 // (0 for none).
 func NewPrio[T comparable](bound time.Duration) *Prio[T] {
-	return &Prio[T]{bands: make(map[int]*band[T]), bound: int64(bound)}
+	o := &Prio[T]{bands: make(map[int]*band[T]), bound: int64(bound)}
+	o.ents.timed = bound > 0
+	return o
 }
 
 func (o *Prio[T]) Len() int     { return o.n }
@@ -141,15 +131,15 @@ func (o *Prio[T]) insert(item T, p Place, front bool) {
 	}
 	leaf := o.leafOf(b, p.Key)
 	switch {
-	case front && (leaf.fifo.len() == 0 || leaf.fifo.front().seq >= p.Seq):
-		leaf.fifo.pushFront(e)
+	case front && (leaf.fifo.empty() || o.ents.seqAt(leaf.fifo.head) >= p.Seq):
+		o.ents.pushFront(&leaf.fifo, e)
 	case front:
 		leaf.pushLate(e) // an item placed before it came meanwhile
-	case leaf.fifo.len() > 0 && leaf.fifo.back().seq > p.Seq:
+	case !leaf.fifo.empty() && o.ents.seqAt(leaf.fifo.tail) > p.Seq:
 		leaf.pushLate(e) // placed before entries already there
 		o.changes++
 	default:
-		leaf.fifo.push(e)
+		o.ents.push(&leaf.fifo, e)
 	}
 	for x := leaf; x != nil; x = x.parent {
 		x.n++
@@ -172,12 +162,7 @@ func (o *Prio[T]) insert(item T, p Place, front bool) {
 
 // newBand makes the band of priority prio: a spare one, or a new one.
 func (o *Prio[T]) newBand(prio int) *band[T] {
-	var b *band[T]
-	if n := len(o.spare); n > 0 {
-		b, o.spare = o.spare[n-1], o.spare[:n-1]
-	} else {
-		b = &band[T]{}
-	}
+	b := o.newBandObject()
 	b.root.flow = o.flows
 	o.bands[prio] = b
 	o.listBand(prio, b)
@@ -301,7 +286,10 @@ func (o *Prio[T]) eligibleBand(b *band[T]) bool {
 // firstEligible returns the highest band that has an item that may be
 // handed out, if any.
 func (o *Prio[T]) firstEligible() (int, *band[T]) {
-	for _, prio := range o.prios {
+	if len(o.prios) > 0 && o.eligibleBand(o.top) {
+		return o.prios[0], o.top // most often: no key of the top band blocked
+	}
+	for _, prio := range o.prios[min(1, len(o.prios)):] {
 		if b := o.bands[prio]; o.eligibleBand(b) {
 			return prio, b
 		}
@@ -329,19 +317,17 @@ func (o *Prio[T]) popped(prio int, b *band[T]) {
 }
 
 // dropBand takes b, the band of prio, which has no live entry left, out
-// of the order, and keeps it for the next priority that needs one.
+// of the order, and keeps it for the next priority that needs one, with
+// its heap of turns (spares.go).
 func (o *Prio[T]) dropBand(prio int, b *band[T]) {
 	for b.log.len() > 0 {
 		o.stale(deadKey[T]{item: b.log.pop().item, log: b})
 	}
 	o.discard(&b.root)
-	b.root.kids = b.root.kids.kept()
 	b.root.inner = false
 	delete(o.bands, prio)
 	o.unlistBand(prio)
-	if len(o.spare) < maxSpare {
-		o.spare = append(o.spare, b)
-	}
+	o.keepBand(b)
 }
 
 // Peek returns the place of the next item, leaving it where it is; now is
@@ -353,7 +339,7 @@ func (o *Prio[T]) Peek(now int64) Place {
 		p.Undo = 0
 		return p
 	}
-	e := o.top.root.front() // without fairness the root is the one leaf
+	e := o.front(&o.top.root) // without fairness the root is the one leaf
 	return Place{Prio: o.prios[0], Seq: e.seq, At: e.at}
 }
 

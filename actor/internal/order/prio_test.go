@@ -133,10 +133,13 @@ func checkDead(t *testing.T, o *Prio[int], when string) {
 	if len(o.prios) > 0 && o.top != o.bands[o.prios[0]] {
 		t.Fatalf("%s: top band is not the band of priority %d", when, o.prios[0])
 	}
+	if err := o.checkEntries(); err != nil {
+		t.Fatalf("%s: %v", when, err)
+	}
 	stored := 0
 	for _, b := range o.bands {
 		walkNodes(&b.root, func(n *node[int]) {
-			stored += n.fifo.len()
+			stored += o.chainLen(n.fifo)
 			if n.late != nil {
 				stored += len(*n.late)
 			}

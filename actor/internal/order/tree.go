@@ -33,24 +33,25 @@ type node[T comparable] struct {
 
 	kids *kids[T] // an inner node's children
 
-	// A leaf: its entries in sequence order, those pushed into the middle
-	// (an item added again while processing whose place was fixed at the
-	// add, say) in a heap of their own, made when first needed.
-	fifo ring[entry[T]]
+	// A leaf: its entries in sequence order, in the order's slab
+	// (entries.go), those pushed into the middle (an item added again
+	// while processing whose place was fixed at the add, say) in a heap
+	// of their own, made when first needed.
+	fifo chain
 	late *[]heap.Item[entry[T]]
 }
 
-// lateFirst reports whether the next entry of a leaf is in its late heap.
-func (n *node[T]) lateFirst() bool {
-	return n.late != nil && len(*n.late) > 0 && (n.fifo.len() == 0 || (*n.late)[0].Seq < n.fifo.front().seq)
+// lateFirst reports whether the next entry of leaf n is in its late heap.
+func (o *Prio[T]) lateFirst(n *node[T]) bool {
+	return n.late != nil && len(*n.late) > 0 && (n.fifo.empty() || (*n.late)[0].Seq < o.ents.seqAt(n.fifo.head))
 }
 
-// front returns the next entry of a leaf, live or not.
-func (n *node[T]) front() entry[T] {
-	if n.lateFirst() {
+// front returns the next entry of leaf n, live or not.
+func (o *Prio[T]) front(n *node[T]) entry[T] {
+	if o.lateFirst(n) {
 		return (*n.late)[0].Val
 	}
-	return n.fifo.front()
+	return o.ents.front(&n.fifo)
 }
 
 // pushLate adds e to the late heap of a leaf.
@@ -127,8 +128,8 @@ func (o *Prio[T]) drop(b *band[T], item T, key uint32) {
 // discard uncounts the entries left in leaf, which has no live one, and
 // empties it.
 func (o *Prio[T]) discard(leaf *node[T]) {
-	for leaf.fifo.len() > 0 {
-		o.stale(deadKey[T]{item: leaf.fifo.pop().item, leaf: leaf})
+	for !leaf.fifo.empty() {
+		o.stale(deadKey[T]{item: o.ents.pop(&leaf.fifo).item, leaf: leaf})
 	}
 	if leaf.late == nil {
 		return
@@ -138,63 +139,26 @@ func (o *Prio[T]) discard(leaf *node[T]) {
 	}
 	if cap(*leaf.late) > spareRing {
 		leaf.late = nil
-	} else { // small buffers are kept, as the ring keeps one
+	} else { // a small heap is kept
 		clear(*leaf.late)
 		*leaf.late = (*leaf.late)[:0]
 	}
 }
 
-// newNode returns an empty node: a spare one, or a new one.
-func (o *Prio[T]) newNode() *node[T] {
-	if x, ok := takeSpare(&o.spareNodes); ok {
-		return x
-	}
-	return new(node[T])
-}
-
-// takeSpare takes the last of *spares off the list and returns it; ok is
-// false if the list is empty.
-func takeSpare[E any](spares *[]E) (x E, ok bool) {
-	n := len(*spares)
-	if n == 0 {
-		return x, false
-	}
-	x = (*spares)[n-1]
-	var zero E
-	(*spares)[n-1] = zero // the list keeps no reference to what it gave
-	*spares = (*spares)[:n-1]
-	return x, true
-}
-
 // freeNode takes x, which has no live entry and holds none, and is out of
 // its parent's children, off its flow's nodes (which may let the flow
 // go), and keeps it for a later key if there is room, with its small
-// buffers: a spare is a node as new but for its buffers. The children's
-// lists of an inner node are kept apart (spareKids), for the next node
+// late heap: a spare is a node as new but for it (spares.go). The
+// children's lists of an inner node are kept apart, for the next node
 // that gets children: a node has them only while it is inner, so that
 // spares that were leaves keep no heap of turns.
 func (o *Prio[T]) freeNode(x *node[T]) {
 	o.detach(x)
-	if k := x.kids.kept(); k != nil && len(o.spareKids) < maxSpareNodes {
-		o.spareKids = append(o.spareKids, k)
+	if k := x.kids.kept(); k != nil {
+		o.keepKids(k)
 	}
-	if len(o.spareNodes) == maxSpareNodes {
-		return
-	}
-	buf := x.fifo.buf
-	if len(buf) > spareRing {
-		buf = nil
-	}
-	*x = node[T]{fifo: ring[entry[T]]{buf: buf}, late: x.late, gen: x.gen + 1}
-	o.spareNodes = append(o.spareNodes, x)
-}
-
-// newKids returns empty lists of children: spare ones, or new ones.
-func (o *Prio[T]) newKids() *kids[T] {
-	if k, ok := takeSpare(&o.spareKids); ok {
-		return k
-	}
-	return new(kids[T])
+	*x = node[T]{late: x.late, gen: x.gen + 1}
+	o.keepNode(x)
 }
 
 // detach takes x off its flow's nodes, and forgets the flow if nothing
@@ -249,10 +213,10 @@ func (o *Prio[T]) popNode(n *node[T]) (entry[T], *flow[T]) {
 func (o *Prio[T]) popLeaf(n *node[T]) entry[T] {
 	for {
 		var e entry[T]
-		if n.lateFirst() {
+		if o.lateFirst(n) {
 			e = heap.Pop(n.late).Val
 		} else {
-			e = n.fifo.pop()
+			e = o.ents.pop(&n.fifo)
 		}
 		if !o.stale(deadKey[T]{item: e.item, leaf: n}) {
 			n.n--

@@ -46,8 +46,8 @@ const (
 // any reports whether some child may take a turn.
 func (k *kids[T]) any() bool { return k != nil && (k.turns.first != nil || len(k.heap) > 0) }
 
-// kept returns k for a spare band or the spare children's lists, emptied,
-// or nil if its heap has grown past what a spare keeps.
+// kept returns k, empty, for the spare children's lists, or nil if its
+// heap has grown past what a spare keeps.
 func (k *kids[T]) kept() *kids[T] {
 	if k == nil || cap(k.heap) > spareRing {
 		return nil

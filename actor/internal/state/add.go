@@ -33,18 +33,18 @@ func (q *Queue[T]) add(item T, o Opts, now int64) (was Status) {
 			return was
 		}
 	}
-	e := q.lookup(item)
-	if q.before(item, e, o.Seq) {
+	e, h := q.lookup(item)
+	if q.before(item, h, e, o.Seq) {
 		return Popped // made while the item was on its way to a consumer
 	}
 	switch was = e.status(); was {
 	case Absent:
 		e = q.know(item, o).with(Ready)
-		q.set(item, 0, e)
+		q.set(item, h, 0, e)
 		q.arrive(item, e, now)
 	case Processing:
 		q.m.add(item, o.Prio, now)
-		q.become(item, e, q.entryAt(item, e, ProcessingDirty, q.usePrioFor(o.Prio)), 0, now)
+		q.become(item, h, e, q.entryAt(item, e, ProcessingDirty, q.usePrioFor(o.Prio)), 0, now)
 	case Delayed, ProcessingDelayed:
 		raised := q.raises(item, e, o)
 		p, seq := max(q.prioOf(item, e), o.Prio), q.takePlace(item)
@@ -58,17 +58,17 @@ func (q *Queue[T]) add(item T, o Opts, now int64) (was Status) {
 		if was == ProcessingDelayed {
 			st = ProcessingDirty
 		}
-		q.become(item, e, q.entryAt(item, e, st, p), seq, now)
+		q.become(item, h, e, q.entryAt(item, e, st, p), seq, now)
 	default: // Ready, Popped, ProcessingDirty
-		q.again(item, e, o, now)
+		q.again(item, h, e, o, now)
 	}
 	return was
 }
 
-// again is an add of item, whose entry is e, that will run anyway (it
-// is ready, popped or dirty): a duplicate, unless it raises the
-// priority; then it goes to the back of its new priority.
-func (q *Queue[T]) again(item T, e entry, o Opts, now int64) {
+// again is an add of item, whose entry is e (h is its hash), that will
+// run anyway (it is ready, popped or dirty): a duplicate, unless it
+// raises the priority; then it goes to the back of its new priority.
+func (q *Queue[T]) again(item T, h uint32, e entry, o Opts, now int64) {
 	was, old := e.status(), q.prioOf(item, e)
 	if !q.raises(item, e, o) {
 		if was == Ready {
@@ -78,14 +78,14 @@ func (q *Queue[T]) again(item T, e entry, o Opts, now int64) {
 	}
 	q.m.moveDepth(old, o.Prio)
 	if was != Ready {
-		q.become(item, e, q.entryAt(item, e, was, o.Prio), 0, now)
+		q.become(item, h, e, q.entryAt(item, e, was, o.Prio), 0, now)
 		return
 	}
 	// Ready: the item takes its new place before it leaves its old one,
 	// so that its keys never look idle (with fairness by work time, an
 	// idle key starts again at its parent's virtual time).
 	oldPlace := q.placeOf(e, old, 0, now)
-	q.become(item, e, q.entryAt(item, e, was, o.Prio), 0, now)
+	q.become(item, h, e, q.entryAt(item, e, was, o.Prio), 0, now)
 	q.order.Remove(item, oldPlace)
 }
 
@@ -96,13 +96,14 @@ func (q *Queue[T]) arrive(item T, e entry, now int64) {
 	q.enqueue(item, e, q.nextSeq(), now)
 }
 
-// become stores ne, item's entry after an add or a Done (old before), and
+// become stores ne, item's entry after an add or a Done (old before; h is
+// its hash), and
 // places the item by its new state: a ready one in the order at place
 // seq, a dirty one's next run at seq (0 for a new place, at the back).
 // A popped item, raised, goes to the back of its new priority once it is
 // returned (Return).
-func (q *Queue[T]) become(item T, old, ne entry, seq uint64, now int64) {
-	q.set(item, old, ne)
+func (q *Queue[T]) become(item T, h uint32, old, ne entry, seq uint64, now int64) {
+	q.set(item, h, old, ne)
 	st := ne.status()
 	if st != Ready && st != ProcessingDirty {
 		return
@@ -118,9 +119,10 @@ func (q *Queue[T]) become(item T, old, ne entry, seq uint64, now int64) {
 }
 
 // before reports whether an event at place seq of the order of calls came
-// before the hand-out of item, whose entry is e, if it is processing.
-func (q *Queue[T]) before(item T, e entry, seq uint64) bool {
-	return e.status().processing() && seq < q.proc.slot(item).v
+// before the hand-out of item, whose entry is e (h is its hash), if it is
+// processing.
+func (q *Queue[T]) before(item T, h uint32, e entry, seq uint64) bool {
+	return e.status().processing() && seq < q.proc.slot(item, h).v.seq
 }
 
 // addFIFO is add of an item that is not processing, when nothing is
@@ -128,10 +130,11 @@ func (q *Queue[T]) before(item T, e entry, seq uint64) bool {
 // holds is ready, and the add a duplicate. ok is false, and it does
 // nothing, if the item is popped or processing.
 func (q *Queue[T]) addFIFO(item T, now int64) (was Status, ok bool) {
-	if q.proc.get(item) != 0 {
+	h := q.items.hash(item)
+	if q.proc.get(item, h) != 0 {
 		return Absent, false
 	}
-	if _, added := q.items.add(item, entry(Ready)); !added {
+	if _, added := q.items.add(item, h, entry(Ready)); !added {
 		return Ready, true
 	}
 	q.arrive(item, entry(Ready), now)
@@ -154,8 +157,8 @@ func (q *Queue[T]) AddAt(item T, at int64, o Opts, now int64) {
 	if o.Retry {
 		q.m.retry()
 	}
-	e := q.lookup(item)
-	if q.before(item, e, o.Seq) {
+	e, h := q.lookup(item)
+	if q.before(item, h, e, o.Seq) {
 		return // made while the item was on its way to a consumer: a duplicate
 	}
 	switch e.status() {
@@ -167,12 +170,12 @@ func (q *Queue[T]) AddAt(item T, at int64, o Opts, now int64) {
 		q.delays.Set(item, at)
 		q.m.setDelayed(q.delays.Len())
 		q.setPlace(item, q.nextSeq())
-		q.set(item, e, q.entryAt(item, ke, st, q.usePrioFor(o.Prio)))
+		q.set(item, h, e, q.entryAt(item, ke, st, q.usePrioFor(o.Prio)))
 	case Delayed, ProcessingDelayed:
 		q.delays.Shorten(item, at)
 		if q.raises(item, e, o) {
 			q.setPlace(item, q.nextSeq())
-			q.set(item, e, q.entryAt(item, e, e.status(), o.Prio))
+			q.set(item, h, e, q.entryAt(item, e, e.status(), o.Prio))
 		}
 	default:
 		q.add(item, o, now)

@@ -66,7 +66,7 @@ func (q *Queue[T]) dueInPlaceOrder(now int64) {
 		if !ok {
 			break
 		}
-		due = append(due, dueItem[T]{item, at, q.prioOf(item, q.lookup(item)), q.places[item]})
+		due = append(due, dueItem[T]{item, at, q.prioOf(item, q.entryOf(item)), q.places[item]})
 	}
 	if len(due) > 1 {
 		slices.SortStableFunc(due, func(a, b dueItem[T]) int {
@@ -89,16 +89,16 @@ func (q *Queue[T]) dueInPlaceOrder(now int64) {
 // isDue is the event of item's deadline passing: a delayed item becomes
 // ready, a processing one dirty, in a new place.
 func (q *Queue[T]) isDue(item T, now int64) {
-	e := q.lookup(item)
+	e, h := q.lookup(item)
 	q.m.add(item, q.prioOf(item, e), now)
 	if e.status() == ProcessingDelayed {
 		q.setPlace(item, q.nextSeq())
-		q.set(item, e, e.with(ProcessingDirty))
+		q.set(item, h, e, e.with(ProcessingDirty))
 		return
 	}
 	q.takePlace(item)
 	ne := e.with(Ready)
-	q.set(item, e, ne)
+	q.set(item, h, e, ne)
 	q.enqueue(item, ne, q.nextSeq(), now)
 }
 
@@ -125,12 +125,12 @@ func (q *Queue[T]) End() {
 // dropDelays forgets every pending delay.
 func (q *Queue[T]) dropDelays() {
 	q.delays.All(func(item T, _ int64) bool {
-		e := q.lookup(item)
+		e, h := q.lookup(item)
 		q.takePlace(item)
 		if e.status() == ProcessingDelayed {
-			q.set(item, e, e.with(Processing))
+			q.set(item, h, e, e.with(Processing))
 		} else {
-			q.forget(item, e)
+			q.forget(item, h, e)
 		}
 		return true
 	})

@@ -61,18 +61,27 @@ func (q *Queue[T]) entryAt(item T, e entry, st Status, p int) entry {
 	return e
 }
 
-// lookup returns item's entry (0, absent, if the queue does not know it).
-func (q *Queue[T]) lookup(item T) entry {
-	if e := q.proc.get(item); e != 0 {
-		return e
+// lookup returns item's entry (0, absent, if the queue does not know it),
+// and its hash, which the other operations of the event on the tables
+// take.
+func (q *Queue[T]) lookup(item T) (entry, uint32) {
+	h := q.items.hash(item)
+	if e := q.proc.get(item, h); e != 0 {
+		return e, h
 	}
-	return q.items.get(item)
+	return q.items.get(item, h), h
+}
+
+// entryOf returns item's entry (0, absent, if the queue does not know it).
+func (q *Queue[T]) entryOf(item T) entry {
+	e, _ := q.lookup(item)
+	return e
 }
 
 // set stores item's entry e in the table of its state (proc while it is
-// popped or processing, items otherwise), old being its entry before, and
-// keeps the dirty count in step.
-func (q *Queue[T]) set(item T, old, e entry) {
+// popped or processing, items otherwise), old being its entry before (h
+// is its hash), and keeps the dirty count in step.
+func (q *Queue[T]) set(item T, h uint32, old, e entry) {
 	if old.status() == ProcessingDirty {
 		q.ndirty--
 	}
@@ -80,28 +89,28 @@ func (q *Queue[T]) set(item T, old, e entry) {
 		q.ndirty++
 	}
 	if e.status().out() {
-		q.proc.set(item, e)
+		q.proc.set(item, h, e)
 		if old.status() != Absent && !old.status().out() {
-			q.items.del(item)
+			q.items.del(item, h)
 		}
 		return
 	}
-	q.items.set(item, e)
+	q.items.set(item, h, e)
 	if old.status().out() {
-		q.proc.del(item)
+		q.proc.del(item, h)
 	}
 }
 
-// forget removes item, whose entry is e, and what is kept of it
-// elsewhere.
-func (q *Queue[T]) forget(item T, e entry) {
+// forget removes item, whose entry is e (h is its hash), and what is kept
+// of it elsewhere.
+func (q *Queue[T]) forget(item T, h uint32, e entry) {
 	if e.status() == ProcessingDirty {
 		q.ndirty--
 	}
 	if e.status().out() {
-		q.proc.del(item)
+		q.proc.del(item, h)
 	} else {
-		q.items.del(item)
+		q.items.del(item, h)
 	}
 	q.drop(item, e)
 }

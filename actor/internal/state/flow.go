@@ -90,22 +90,13 @@ func (q *Queue[T]) Pause(keys []string, until, now int64) {
 // spends tokens.
 func (q *Queue[T]) Rated() bool { return q.fair && q.prio.Rated() }
 
-// startWork notes the hand-out instant of item, for fairness by work time.
-func (q *Queue[T]) startWork(item T, at int64) {
-	if q.started != nil {
-		put(q.started, item, at, &q.startPeak)
-	}
-}
-
-// endWork is the end of item's work at instant now (its entry is e): its
-// keys count one item out less, and with fairness by work time are
-// charged its work time.
-func (q *Queue[T]) endWork(item T, e entry, now int64) {
+// endWork is the end at instant now of the work of an item whose entry is
+// e, handed out as out: its keys count one item out less, and with
+// fairness by work time are charged its work time.
+func (q *Queue[T]) endWork(e entry, out handed, now int64) {
 	var d int64
-	if q.started != nil {
-		d = now - q.started[item]
-		delete(q.started, item)
-		q.started = shrunk(q.started, &q.startPeak)
+	if q.byWork {
+		d = now - out.at
 	}
 	q.prio.Finish(e.key(), d)
 }

@@ -25,7 +25,6 @@ func (q *Queue[T]) checkEmpty(t *testing.T) {
 		{"proc", q.proc.len(), q.proc.peak},
 		{"places", len(q.places), q.placePeak},
 		{"wide", len(q.wide), q.widePeak},
-		{"started", len(q.started), q.startPeak},
 	}
 	if q.m != nil {
 		maps = append(maps,

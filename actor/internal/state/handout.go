@@ -17,27 +17,28 @@ func (q *Queue[T]) Pop(now int64) (item T, p order.Place, ok bool) {
 	} else {
 		item, p = q.order.Pop(now)
 	}
-	e := q.took(item, &p)
-	q.proc.set(item, e.with(Popped))
+	e, h := q.took(item, &p)
+	q.proc.set(item, h, e.with(Popped))
 	q.transit++
 	return item, p, true
 }
 
 // took takes item, just popped from the order at place p, out of the
 // table of items, and returns its entry (and its priority in p, which a
-// Storage does not give).
-func (q *Queue[T]) took(item T, p *order.Place) (e entry) {
+// Storage does not give) and its hash.
+func (q *Queue[T]) took(item T, p *order.Place) (e entry, h uint32) {
+	h = q.items.hash(item)
 	switch {
 	case q.fifo != nil: // every ready item is at 0: no need to read its entry
 		e = entry(Ready)
 	case q.prio != nil:
 		e = q.entryAt(item, entry(p.Key)<<keyShift, Ready, p.Prio)
 	default: // a Storage gives no place
-		e = q.items.get(item)
+		e = q.items.get(item, h)
 		p.Prio = q.prioOf(item, e)
 	}
-	q.items.del(item)
-	return e
+	q.items.del(item, h)
+	return e, h
 }
 
 // Received is the event of a consumer receiving item, popped at place p,
@@ -50,11 +51,10 @@ func (q *Queue[T]) Received(item T, p order.Place, at int64, seq uint64) {
 	}
 	q.transit--
 	q.nproc++
-	s := q.proc.slot(item)
+	s := q.proc.slot(item, q.proc.hash(item))
 	e := s.e
-	s.e, s.v = e.with(Processing), seq
+	s.e, s.v = e.with(Processing), handed{seq, at}
 	q.m.get(item, q.prioOf(item, e), at)
-	q.startWork(item, at)
 }
 
 // HandOut is Pop and Received at once, for a consumer that receives the
@@ -64,11 +64,10 @@ func (q *Queue[T]) HandOut(now int64, seq uint64) (item T, p order.Place, ok boo
 		return item, p, false
 	}
 	item, p = q.order.Pop(now)
-	e := q.took(item, &p)
-	q.proc.put(item, e.with(Processing), seq)
+	e, h := q.took(item, &p)
+	q.proc.put(item, h, e.with(Processing), handed{seq, now})
 	q.nproc++
 	q.m.get(item, p.Prio, now)
-	q.startWork(item, now)
 	return item, p, true
 }
 
@@ -77,10 +76,11 @@ func (q *Queue[T]) HandOut(now int64, seq uint64) (item T, p order.Place, ok boo
 // the back of its new priority. Items popped together come back newest
 // first, which undoes their Pops exactly.
 func (q *Queue[T]) Return(item T, p order.Place, now int64) {
-	e, _ := q.proc.del(item)
+	h := q.proc.hash(item)
+	e, _ := q.proc.del(item, h)
 	q.transit--
 	ne := e.with(Ready)
-	q.items.set(item, ne)
+	q.items.set(item, h, ne)
 	q.order.PushFront(item, p) // no longer out, with its turns back
 	if q.prioOf(item, e) != p.Prio {
 		// Raised while popped: as if the Pop had not taken it, and then
@@ -96,34 +96,35 @@ func (q *Queue[T]) Return(item T, p order.Place, now int64) {
 // Done of an item that is not processing does nothing (client-go would
 // queue a duplicate), and so does one made before the item's hand-out.
 func (q *Queue[T]) Done(item T, now int64, seq uint64) {
-	e, handedOut := q.proc.del(item) // one look for the usual case: processing
-	if e.status().processing() && seq < handedOut {
-		q.proc.put(item, e, handedOut) // made while the item was on its way to a consumer
+	h := q.proc.hash(item)
+	e, out := q.proc.del(item, h) // one look for the usual case: processing
+	if e.status().processing() && seq < out.seq {
+		q.proc.put(item, h, e, out) // made while the item was on its way to a consumer
 		return
 	}
 	switch e.status() {
 	case Processing:
-		q.finish(item, e, now)
+		q.finish(item, e, out, now)
 		q.drop(item, e)
 	case ProcessingDirty:
-		q.finish(item, e, now)
+		q.finish(item, e, out, now)
 		seq := q.takePlace(item)
-		q.become(item, e, e.with(Ready), seq, now)
+		q.become(item, h, e, e.with(Ready), seq, now)
 	case ProcessingDelayed:
-		q.finish(item, e, now)
-		q.items.set(item, e.with(Delayed))
+		q.finish(item, e, out, now)
+		q.items.set(item, h, e.with(Delayed))
 	case Popped:
-		q.proc.put(item, e, handedOut) // not processing: Done does nothing
+		q.proc.put(item, h, e, out) // not processing: Done does nothing
 	}
 }
 
 // finish is the bookkeeping of an item that stops processing, whose
-// entry is e.
-func (q *Queue[T]) finish(item T, e entry, now int64) {
+// entry is e, handed out as out.
+func (q *Queue[T]) finish(item T, e entry, out handed, now int64) {
 	q.nproc--
 	q.m.done(item, now)
 	if q.fair {
 		q.prio.Tick(now) // a key left with nothing is kept only until its bucket is full
-		q.endWork(item, e, now)
+		q.endWork(e, out, now)
 	}
 }

@@ -17,6 +17,11 @@ import "hash/maphash"
 // items. An entry of 0 (Absent) marks an empty slot. The table grows by
 // doubling, and is made anew once it empties after holding shrinkFloor
 // items or more, as the maps of the queue are (shrunk).
+//
+// The caller hashes an item (hash) and passes the hash to every operation
+// of one event: the queue's two tables share their seed, so that an event
+// that looks in both, or moves an item from one to the other, hashes it
+// once.
 type index[T comparable, V any] struct {
 	seed  maphash.Seed
 	slots []islot[T, V] // a power of two of them (at most 1<<32), or none
@@ -36,8 +41,9 @@ type islot[T comparable, V any] struct {
 // minSlots is the size of a table when it is first needed.
 const minSlots = 8
 
-func newIndex[T comparable, V any]() index[T, V] { return index[T, V]{seed: maphash.MakeSeed()} }
+func newIndex[T comparable, V any](seed maphash.Seed) index[T, V] { return index[T, V]{seed: seed} }
 
+// hash returns the hash of item, for the tables that share x's seed.
 func (x *index[T, V]) hash(item T) uint32 { return uint32(maphash.Comparable(x.seed, item)) }
 
 // find returns the slot of item, whose hash is h, or of the empty slot
@@ -52,72 +58,69 @@ func (x *index[T, V]) find(item T, h uint32) (i uint32, ok bool) {
 	return i, false
 }
 
-// slot returns item's slot, to read and change in place, or nil if the
-// table does not hold it. It is good until the next add, set or del.
-func (x *index[T, V]) slot(item T) *islot[T, V] {
+// slot returns item's slot (h is its hash), to read and change in place,
+// or nil if the table does not hold it. It is good until the next add,
+// set or del.
+func (x *index[T, V]) slot(item T, h uint32) *islot[T, V] {
 	if x.n == 0 {
 		return nil
 	}
-	i, ok := x.find(item, x.hash(item))
+	i, ok := x.find(item, h)
 	if !ok {
 		return nil
 	}
 	return &x.slots[i]
 }
 
-// get returns item's entry, 0 if the table does not hold it.
-func (x *index[T, V]) get(item T) entry {
-	if p := x.ref(item); p != nil {
-		return *p
+// get returns item's entry (h is its hash), 0 if the table does not hold
+// it.
+func (x *index[T, V]) get(item T, h uint32) entry {
+	if s := x.slot(item, h); s != nil {
+		return s.e
 	}
 	return 0
 }
 
-// ref returns item's entry, to read and change in place, or nil if the
-// table does not hold it. It is good until the next add, set or del.
-func (x *index[T, V]) ref(item T) *entry {
-	if s := x.slot(item); s != nil {
-		return &s.e
-	}
-	return nil
+// set stores e, which must not be 0, as item's entry (h is its hash),
+// keeping what the table keeps beside it if it holds item.
+func (x *index[T, V]) set(item T, h uint32, e entry) {
+	x.insert(item, h, e, true)
 }
 
-// set stores e, which must not be 0, as item's entry, keeping what the
-// table keeps beside it if it holds item.
-func (x *index[T, V]) set(item T, e entry) {
-	x.insert(item, e, true)
+// put stores e, which must not be 0, as item's entry (h is its hash), and
+// v beside it.
+func (x *index[T, V]) put(item T, h uint32, e entry, v V) {
+	i, _, _ := x.insert(item, h, e, true)
+	x.slots[i].v = v
 }
 
-// put stores e, which must not be 0, as item's entry, and v beside it.
-func (x *index[T, V]) put(item T, e entry, v V) {
-	x.insert(item, e, true)
-	x.slot(item).v = v
+// add stores e, which must not be 0, as item's entry (h is its hash) if
+// the table does not hold item, and reports whether it did; otherwise it
+// returns the entry item has.
+func (x *index[T, V]) add(item T, h uint32, e entry) (old entry, added bool) {
+	_, old, added = x.insert(item, h, e, false)
+	return old, added
 }
 
-// add stores e, which must not be 0, as item's entry if the table does
-// not hold item, and reports whether it did; otherwise it returns the
-// entry item has.
-func (x *index[T, V]) add(item T, e entry) (old entry, added bool) {
-	return x.insert(item, e, false)
-}
-
-func (x *index[T, V]) insert(item T, e entry, replace bool) (entry, bool) {
+// insert stores e as item's entry (h is its hash) if the table does not
+// hold item, or if replace is set, and returns its slot, the entry it had
+// and whether the table did not hold it.
+func (x *index[T, V]) insert(item T, h uint32, e entry, replace bool) (i uint32, old entry, added bool) {
 	if 4*(x.n+1) > 3*len(x.slots) {
 		x.grow()
 	}
-	h := x.hash(item)
 	i, ok := x.find(item, h)
 	if ok {
-		old := x.slots[i].e
+		old = x.slots[i].e
 		if replace {
 			x.slots[i].e = e
 		}
-		return old, false
+		return i, old, false
 	}
 	x.slots[i] = islot[T, V]{item: item, e: e}
 	x.n++
 	x.peak = max(x.peak, x.n)
-	return 0, true
+	return i, 0, true
 }
 
 // grow doubles the table, or makes its first slots.
@@ -137,14 +140,14 @@ func (x *index[T, V]) grow() {
 	}
 }
 
-// del removes item and returns the entry it had, 0 if the table did not
-// hold it, and what the table kept beside it.
-func (x *index[T, V]) del(item T) (entry, V) {
+// del removes item (h is its hash) and returns the entry it had, 0 if the
+// table did not hold it, and what the table kept beside it.
+func (x *index[T, V]) del(item T, h uint32) (entry, V) {
 	var v V
 	if x.n == 0 {
 		return 0, v
 	}
-	i, ok := x.find(item, x.hash(item))
+	i, ok := x.find(item, h)
 	if !ok {
 		return 0, v
 	}

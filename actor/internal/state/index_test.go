@@ -1,12 +1,16 @@
 package state
 
 import (
+	"hash/maphash"
 	"maps"
 	"testing"
 )
 
 // len returns how many items x holds.
 func (x *index[T, V]) len() int { return x.n }
+
+// getItem is get for a test, which has no hash at hand.
+func (x *index[T, V]) getItem(item T) entry { return x.get(item, x.hash(item)) }
 
 // FuzzIndex drives an index and a Go map with the same operations on a
 // few hundred items and compares them after every step: every item's
@@ -16,17 +20,17 @@ func (x *index[T, V]) len() int { return x.n }
 func FuzzIndex(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 2, 1, 1, 2, 2, 0, 3, 1, 2, 1, 3})
 	f.Fuzz(func(t *testing.T, ops []byte) {
-		x := newIndex[uint16, struct{}]()
+		x := newIndex[uint16, struct{}](maphash.MakeSeed())
 		m := map[uint16]entry{}
 		for i := 0; i+1 < len(ops); i += 2 {
 			op, item := ops[i]%4, uint16(ops[i+1])%300
 			e := entry(ops[i]) | 1
 			switch op {
 			case 0:
-				x.set(item, e)
+				x.set(item, x.hash(item), e)
 				m[item] = e
 			case 1:
-				old, added := x.add(item, e)
+				old, added := x.add(item, x.hash(item), e)
 				if want, ok := m[item]; added == ok || !ok && old != 0 || ok && old != want {
 					t.Fatalf("step %d: add(%d) = %v, %v; the map has %v, %v", i/2, item, old, added, want, ok)
 				}
@@ -34,7 +38,7 @@ func FuzzIndex(f *testing.F) {
 					m[item] = e
 				}
 			case 2, 3:
-				if got, _ := x.del(item); got != m[item] {
+				if got, _ := x.del(item, x.hash(item)); got != m[item] {
 					want := m[item]
 					t.Fatalf("step %d: del(%d) = %v; want %v", i/2, item, got, want)
 				}
@@ -43,7 +47,7 @@ func FuzzIndex(f *testing.F) {
 			checkIndex(t, &x, m)
 		}
 		for item := range m { // empty it: the table is let go
-			x.del(item)
+			x.del(item, x.hash(item))
 		}
 		if x.len() != 0 || x.slots != nil && x.peak >= shrinkFloor {
 			t.Fatalf("emptied: len %d, %d slots, peak %d", x.len(), len(x.slots), x.peak)
@@ -57,7 +61,7 @@ func checkIndex(t *testing.T, x *index[uint16, struct{}], m map[uint16]entry) {
 		t.Fatalf("len = %d; want %d", x.len(), len(m))
 	}
 	for item, e := range m {
-		if got := x.get(item); got != e {
+		if got := x.getItem(item); got != e {
 			t.Fatalf("get(%d) = %v; want %v", item, got, e)
 		}
 	}
@@ -85,11 +89,11 @@ func checkIndex(t *testing.T, x *index[uint16, struct{}], m map[uint16]entry) {
 // TestIndexChurn: a table through which many distinct items pass, a few
 // at a time, keeps its size: nothing it held before costs anything.
 func TestIndexChurn(t *testing.T) {
-	x := newIndex[int, struct{}]()
+	x := newIndex[int, struct{}](maphash.MakeSeed())
 	for i := range 100000 {
-		x.set(i, entry(Ready))
+		x.set(i, x.hash(i), entry(Ready))
 		if i >= 10 {
-			if e, _ := x.del(i - 10); e == 0 {
+			if e, _ := x.del(i-10, x.hash(i-10)); e == 0 {
 				t.Fatalf("del(%d) found nothing", i-10)
 			}
 		}

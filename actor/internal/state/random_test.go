@@ -284,7 +284,7 @@ type popped[T comparable] struct {
 // its priority is no longer that of its place.
 func raised[T comparable](q *Queue[T], inTransit []popped[T]) bool {
 	for _, x := range inTransit {
-		if e := q.proc.get(x.item); q.prioOf(x.item, e) != x.p.Prio {
+		if e := q.proc.getItem(x.item); q.prioOf(x.item, e) != x.p.Prio {
 			return true
 		}
 	}

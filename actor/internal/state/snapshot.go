@@ -86,7 +86,7 @@ func (q *Queue[T]) Snapshot(n int) Snapshot[T] {
 	q.readyItems(&s, n)
 	q.heldKeys(&s, n)
 	q.delays.Earliest(n, func(item T, at int64) {
-		is := q.itemSnapshot(item, q.lookup(item))
+		is := q.itemSnapshot(item, q.entryOf(item))
 		is.Deadline = at
 		s.DelayedItems = append(s.DelayedItems, is)
 	})
@@ -170,7 +170,7 @@ func (q *Queue[T]) readyItems(s *Snapshot[T], n int) {
 		// first entry of the priority its entry holds.
 		seen := make(map[T]bool, n)
 		q.prio.Items(func(item T, prio int) bool {
-			e := q.lookup(item)
+			e := q.entryOf(item)
 			if e.status() == Ready && q.prioOf(item, e) == prio && !seen[item] {
 				seen[item] = true
 				s.ReadyItems = append(s.ReadyItems, q.itemSnapshot(item, e))
@@ -190,7 +190,7 @@ func (q *Queue[T]) heldKeys(s *Snapshot[T], n int) {
 	q.prio.Waiting(n, func(h order.HeldKey) { s.HeldKeys = append(s.HeldKeys, h) })
 	seen := make(map[string]bool)
 	for _, it := range s.ReadyItems {
-		e := q.lookup(it.Item)
+		e := q.entryOf(it.Item)
 		q.prio.Capped(e.key(), func(path []string) {
 			if k := strings.Join(path, "\x00"); len(s.HeldKeys) < n && !seen[k] {
 				seen[k] = true

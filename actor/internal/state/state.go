@@ -1,6 +1,7 @@
 package state
 
 import (
+	"hash/maphash"
 	"time"
 
 	"github.com/actorq/actorq/actor/internal/delay"
@@ -78,6 +79,14 @@ type Opts struct {
 // shrinkFloor is the map size below which a map is never rebuilt.
 const shrinkFloor = 1024
 
+// handed is what the table of items out keeps of an item processing: the
+// place of its hand-out in the order of calls, and its instant (which
+// fairness by work time charges from).
+type handed struct {
+	seq uint64
+	at  int64
+}
+
 // Queue is the state of a queue. Its zero value is not usable: make one
 // with New.
 //
@@ -87,12 +96,12 @@ const shrinkFloor = 1024
 // millions). An item is in one of them, so de-duplication spans every
 // state, and the events of an item's usual life (added, handed out, done)
 // touch the big table twice: an insert and a delete, as client-go's dirty
-// set. The deadlines of delayed items are in a map of their own (package
+// set; proc keeps beside the entry of an item out its hand-out (handed).
+// The deadlines of delayed items are in a map of their own (package
 // delay) that only they pay for; so are, with RequeueAtAdd, the places of
-// items added again while processing or delayed, and with fairness by
-// work time the hand-out instants of the items processing. An item's
-// fairness keys are an id in its entry. Every table and map of items is
-// made anew once it empties after a burst (shrunk).
+// items added again while processing or delayed. An item's fairness keys
+// are an id in its entry. Every table and map of items is made anew once
+// it empties after a burst (shrunk).
 //
 // Every event has a place in the order of the calls that made it (seq:
 // Opts.Seq, and the seq given to Done, Received and HandOut). A
@@ -102,7 +111,7 @@ const shrinkFloor = 1024
 // duplicate and a Done does nothing; Add reports the item Popped.
 type Queue[T comparable] struct {
 	items index[T, struct{}] // ready and delayed items
-	proc  index[T, uint64]   // popped and processing items (dirty and delayed ones too), with the place of each one's hand-out
+	proc  index[T, handed]   // popped and processing items (dirty and delayed ones too), with each one's hand-out
 
 	order  order.Order[T]
 	fifo   *order.FIFO[T] // order, while it is the default one
@@ -120,10 +129,9 @@ type Queue[T comparable] struct {
 	places    map[T]uint64  // RequeueAtAdd: the places of dirty and delayed items
 	wide      map[T]int     // the priorities that do not fit in an entry
 	dueBuf    []dueItem[T]  // RequeueAtAdd: scratch for the items due at once
-	started   map[T]int64   // fairness by work time: the hand-out instants of the items out
-	placePeak int           // the peaks of places, wide and started since each was made
+	byWork    bool          // fairness by work time: a Done charges the item's work time
+	placePeak int           // the peaks of places and wide since each was made
 	widePeak  int
-	startPeak int
 
 	phase Phase
 	m     *Metrics[T]
@@ -133,9 +141,10 @@ type Queue[T comparable] struct {
 
 // New returns an empty queue.
 func New[T comparable](cfg Config[T]) *Queue[T] {
+	seed := maphash.MakeSeed()
 	q := &Queue[T]{
-		items:   newIndex[T, struct{}](),
-		proc:    newIndex[T, uint64](),
+		items:   newIndex[T, struct{}](seed),
+		proc:    newIndex[T, handed](seed),
 		delays:  delay.New[T](),
 		requeue: cfg.Requeue,
 		fair:    cfg.Fair,
@@ -156,9 +165,7 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 		if q.m != nil && q.m.keyed() {
 			q.prio.CountKeys()
 		}
-		if cfg.ByWork {
-			q.started = make(map[T]int64)
-		}
+		q.byWork = cfg.ByWork
 		q.prio.SetLevels(cfg.Levels)
 		for _, l := range cfg.Limits {
 			q.prio.SetLimit(l.Keys, l.Limit)
@@ -250,14 +257,14 @@ func (q *Queue[T]) Delayed() int { return q.delays.Len() }
 func (q *Queue[T]) Phase() Phase { return q.phase }
 
 // Status returns where item is.
-func (q *Queue[T]) Status(item T) Status { return q.lookup(item).status() }
+func (q *Queue[T]) Status(item T) Status { return q.entryOf(item).status() }
 
 // NoopAdd reports whether an Add of item at priority 0 changes nothing
 // until the item is handed out: it is ready or dirty, at a priority of 0
 // or more. (An Add of a popped item changes nothing either, but its
 // hand-out may be under way.)
 func (q *Queue[T]) NoopAdd(item T) bool {
-	e := q.lookup(item)
+	e := q.entryOf(item)
 	st := e.status()
 	return (st == Ready || st == ProcessingDirty) && e.prio() >= 0
 }
@@ -307,7 +314,7 @@ func (q *Queue[T]) usePrio() {
 func (q *Queue[T]) usePrioOrder() {
 	q.prio = order.NewPrio[T](q.bound)
 	if q.fair && q.bound > 0 {
-		q.prio.KeyOf = func(item T) uint32 { return q.lookup(item).key() }
+		q.prio.KeyOf = func(item T) uint32 { return q.entryOf(item).key() }
 	}
 	q.order, q.fifo = q.prio, nil
 }
