@@ -94,11 +94,20 @@ func (s *stamps) decide(clock Clock, stamped, byWork bool) {
 	}
 }
 
-// rate records whether a key has or had a rate or a pause: from then on,
-// the queue reads the instants that spend tokens. The owner calls it.
-func (s *stamps) rate(rated bool) {
-	if rated {
-		s.rated.Store(uint32(tokenInstants))
+// rate records whether a key has or had a rate or a pause, or an
+// adaptive cap: from then on, the queue reads the instants that spend
+// tokens, and for an adaptive cap those of Dones too (they move its
+// windows). The owner calls it.
+func (s *stamps) rate(rated, adaptive bool) {
+	var k instant
+	if rated || adaptive {
+		k |= tokenInstants
+	}
+	if adaptive {
+		k |= doneInstant
+	}
+	if k != 0 {
+		s.rated.Store(uint32(k))
 	}
 }
 
