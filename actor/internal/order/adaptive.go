@@ -66,12 +66,9 @@ type adaptive struct {
 // noCut is the lastCut of a cap that never fell.
 const noCut = math.MinInt64
 
-// newAdaptiveAt returns the state of a key that starts at instant now: at
-// Start, with nothing processing; in a, if a is not nil.
+// newAdaptiveAt makes a the state of a key that starts at instant now:
+// at Start, with nothing processing.
 func newAdaptiveAt(cfg *Adapt, now int64, a *adaptive) *adaptive {
-	if a == nil {
-		a = new(adaptive)
-	}
 	*a = adaptive{cfg: cfg, cap: cfg.Start, win: now / cfg.Window, lastCut: noCut}
 	return a
 }
@@ -203,16 +200,9 @@ func (o *Prio[T]) setAdapt(f *flow[T], cfg *Adapt) {
 }
 
 // newAdaptive returns the state of a key that gets the adaptive cap cfg
-// at the order's clock, reusing one that a key left if it can. The order
-// keeps cfg, which must not change.
+// at the order's clock. The order keeps cfg, which must not change.
 func (o *Prio[T]) newAdaptive(cfg *Adapt) *adaptive {
-	if n := len(o.spareAdapts); n > 0 {
-		a := o.spareAdapts[n-1]
-		o.spareAdapts = o.spareAdapts[:n-1]
-		*a = *newAdaptiveAt(cfg, o.clock, a)
-		return a
-	}
-	return newAdaptiveAt(cfg, o.clock, nil)
+	return newAdaptiveAt(cfg, o.clock, o.newAdaptiveObject())
 }
 
 // dropAdapt takes f's adaptive cap away, and f out of the lists that
@@ -222,9 +212,7 @@ func (o *Prio[T]) dropAdapt(f *flow[T]) {
 		o.unwakeAdapt(f)
 	}
 	o.learn(f, false)
-	if len(o.spareAdapts) < maxSpareNodes {
-		o.spareAdapts = append(o.spareAdapts, f.ad)
-	}
+	o.keepAdaptive(f.ad)
 	f.ad = nil
 }
 
@@ -358,8 +346,13 @@ func (o *Prio[T]) tickAdapt() {
 			o.advanceAdapt(f, o.clock)
 			o.tidy(f)
 		}
+		if o.ids.live == 0 {
+			o.drained() // the keys that nothing but their caps kept went
+		}
 		clear(due)
-		o.dueAdapts = due
+		if o.dueAdapts = due; cap(due) > shrinkFloor {
+			o.dueAdapts = nil // an instant at which many keys rested
+		}
 	}
 }
 

@@ -59,7 +59,7 @@ func modelCap(cfg Adapt, events []adaptEvent) int {
 // the model, and to the rule's invariants, after every event.
 func checkAdaptive(t *testing.T, cfg Adapt, events []adaptEvent) {
 	t.Helper()
-	a := newAdaptiveAt(&cfg, events[0].at, nil)
+	a := newAdaptiveAt(&cfg, events[0].at, new(adaptive))
 	lastCutWin := int64(-1)
 	for i, e := range events {
 		before := a.cap
@@ -161,7 +161,7 @@ func TestAdaptiveRests(t *testing.T) {
 	cfg := Adapt{Min: 1, Max: 20, Start: 6, Backoff: 0.7, Window: 100}
 	for range 2000 {
 		events := randomEvents(r, 1+r.IntN(30), cfg.Window)
-		a := newAdaptiveAt(&cfg, events[0].at, nil)
+		a := newAdaptiveAt(&cfg, events[0].at, new(adaptive))
 		for _, e := range events {
 			switch e.kind {
 			case 's':

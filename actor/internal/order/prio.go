@@ -77,11 +77,10 @@ type Prio[T comparable] struct {
 	wakeSeq uint64        // the last Seq given in wakes
 
 	// Adaptive caps (adaptive.go).
-	adaptive    bool           // a key has or had an adaptive cap
-	adapts      []adaptItem[T] // the heap of window ends
-	learnt      []*flow[T]     // the keys whose adaptive caps learnt something
-	spareAdapts []*adaptive    // left by keys that went, for new ones
-	dueAdapts   []*flow[T]     // tickAdapt's keys of one instant
+	adaptive  bool           // a key has or had an adaptive cap
+	adapts    []adaptItem[T] // the heap of window ends
+	learnt    []*flow[T]     // the keys whose adaptive caps learnt something
+	dueAdapts []*flow[T]     // tickAdapt's keys of one instant
 }
 
 // band is the items of one priority.
