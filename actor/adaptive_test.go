@@ -20,10 +20,10 @@ import (
 type account struct {
 	limit int
 
-	mu                  sync.Mutex
-	inFlight, most      int
-	calls, throttled    int
-	throttleT           time.Duration
+	mu               sync.Mutex
+	inFlight, most   int
+	calls, throttled int
+	throttleT        time.Duration
 }
 
 // call makes a call that takes d, and reports whether it was throttled.
