@@ -119,8 +119,12 @@ type sAdapt struct {
 	throttles int
 }
 
-// fresh reports whether the cap has nothing to remember: a new key's.
-func (a *sAdapt) fresh() bool { return a.cap == a.cfg.Start && a.peak == 0 && !a.cut }
+// fresh reports whether the cap has nothing to remember: it is at Start,
+// did not fall in this window, and will not move at its end (too few
+// items processing in it to grow, or at Max), as a new key's would not.
+func (a *sAdapt) fresh() bool {
+	return a.cap == a.cfg.Start && !a.cut && (2*a.peak < a.cap || a.cap == a.cfg.Max)
+}
 
 // specLimit is the model's limits of l.
 func specLimit(l actor.KeyLimit) sLimit {

@@ -149,12 +149,24 @@ func (a *adaptive) throttle(now int64) {
 	}
 }
 
+// quiet reports whether the rule has nothing to remember of the key, as
+// of its window: its cap is at Start, did not fall in the window, and
+// will not move at the window's end (too few items processing in it to
+// grow it, or at Max already). A new key's state would give the same
+// caps from now on.
+func (a *adaptive) quiet() bool {
+	return a.cap == a.cfg.Start && !a.cut && (2*a.peak < a.cap || a.cap == a.cfg.Max)
+}
+
 // restsAt returns the instant from which the key, with nothing
-// processing from now on, is back at Start with nothing to remember: its
-// state is then a new key's. It must be called after advance.
+// processing from now on, is quiet: its state is then as good as a new
+// key's. It must be called after advance.
 func (a *adaptive) restsAt() int64 {
-	if a.proc > 0 {
+	switch {
+	case a.proc > 0:
 		return math.MaxInt64
+	case a.quiet():
+		return a.win * a.cfg.Window // now
 	}
 	c := a.cap // the cap once window win has ended
 	switch {
@@ -167,9 +179,6 @@ func (a *adaptive) restsAt() int64 {
 	d := int64(c - a.cfg.Start)
 	if d < 0 {
 		d = -d
-	}
-	if a.peak == 0 && !a.cut && c == a.cap && d == 0 {
-		return a.win * a.cfg.Window // at Start already, and idle: now
 	}
 	return (a.win + 1 + d) * a.cfg.Window
 }
@@ -238,13 +247,13 @@ func (o *Prio[T]) followCap(f *flow[T]) {
 			o.settleFlow(f)
 		}
 	}
-	o.learn(f, a.cap != a.cfg.Start || a.peak > 0 || a.cut || a.throttles > 0)
+	o.learn(f, a.throttles > 0 || !a.quiet())
 	o.rewakeAdapt(f)
 }
 
 // learn puts f in the list of keys that may have something learnt by now
-// (learning: a cap not at its start, a throttle, or items processing in
-// its window, whose end may grow the cap), or takes it out.
+// (learning: a throttle, or a cap not quiet: one that is not at its
+// start, fell in its window, or may grow at its end), or takes it out.
 func (o *Prio[T]) learn(f *flow[T], learning bool) {
 	a := f.ad
 	switch {
