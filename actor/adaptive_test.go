@@ -454,3 +454,39 @@ func TestAdaptiveBadInput(t *testing.T) {
 		t.Errorf("ThrottledKey after shutdown: %v; want nil", err)
 	}
 }
+
+// TestThrottledAllocs: a throttle report, for an item or for its key,
+// with and without a Retry-After on a key already paused, allocates
+// nothing. (Without the race detector: see TestSteadyStateAllocs.)
+func TestThrottledAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts mean nothing with -race (sync.Pool drops objects); scripts/test.sh runs this without it")
+	}
+	q := actor.New(actor.Config[string]{
+		Fairness:    acctOf,
+		LevelLimits: []actor.LevelLimit{{Adaptive: actor.AdaptiveCap{Max: 64, Window: time.Millisecond}}},
+	})
+	defer q.ShutDown()
+	q.Add("a/1")
+	mustGet(t, q, "a/1")
+	keys := []string{"a"}
+	later := time.Now().Add(time.Hour)
+	if err := q.Throttled("a/1", later); err != nil { // the key's bucket, made once
+		t.Fatal(err)
+	}
+	for name, report := range map[string]func() error{
+		"Throttled":                 func() error { return q.Throttled("a/1", time.Time{}) },
+		"ThrottledKey":              func() error { return q.ThrottledKey(keys, time.Time{}) },
+		"Throttled, Retry-After":    func() error { return q.Throttled("a/1", later) },
+		"ThrottledKey, Retry-After": func() error { return q.ThrottledKey(keys, later) },
+	} {
+		if n := testing.AllocsPerRun(1000, func() {
+			if err := report(); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("%s: %v allocations a report; want 0", name, n)
+		}
+	}
+	q.Done("a/1")
+}

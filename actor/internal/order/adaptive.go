@@ -414,12 +414,13 @@ func (o *Prio[T]) stopped(f *flow[T]) {
 
 // Throttle is the event of a throttle reported at instant now for an
 // item of key (0: for the key path keys instead): the adaptive cap of
-// every key on the path falls, at most once a window. A key with no flow,
-// or no adaptive cap, is left as it is. It returns the paths of the keys
-// whose adaptive caps it counted for, outermost first.
-func (o *Prio[T]) Throttle(key uint32, keys []string, now int64, yield func(path []string)) {
+// every key on the path falls, at most once a window, and with until >
+// now each of those keys is paused until then (Pause), outermost first.
+// A key with no flow, or no adaptive cap, is left as it is. It reports
+// whether a key on the path has an adaptive cap.
+func (o *Prio[T]) Throttle(key uint32, keys []string, now, until int64) (counted bool) {
 	if !o.adaptive || o.capsOff {
-		return
+		return false
 	}
 	o.clock = max(o.clock, now)
 	f := o.ids.flow(key)
@@ -427,20 +428,31 @@ func (o *Prio[T]) Throttle(key uint32, keys []string, now int64, yield func(path
 		f = o.flows
 		for _, k := range keys {
 			if f = f.children[k]; f == nil {
-				return
+				return false
 			}
 		}
 	}
-	var hit []*flow[T]
-	for ; f != nil && f.parent != nil; f = f.parent {
-		if f.ad != nil {
-			f.ad.throttle(o.clock)
-			o.followCap(f)
-			hit = append(hit, f)
+	for g := f; g != nil && g.parent != nil; g = g.parent {
+		if g.ad != nil {
+			g.ad.throttle(o.clock)
+			o.followCap(g)
+			counted = true
 		}
 	}
-	for i := len(hit) - 1; i >= 0 && yield != nil; i-- {
-		yield(hit[i].path())
+	if counted && until > o.clock {
+		o.pauseAdaptive(f, until)
+	}
+	return counted
+}
+
+// pauseAdaptive pauses until until the keys with adaptive caps on f's
+// path, outermost first.
+func (o *Prio[T]) pauseAdaptive(f *flow[T], until int64) {
+	if f.parent.parent != nil {
+		o.pauseAdaptive(f.parent, until)
+	}
+	if f.ad != nil {
+		o.pauseFlow(f, until)
 	}
 }
 

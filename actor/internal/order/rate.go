@@ -229,6 +229,11 @@ func (o *Prio[T]) Pause(keys []string, until int64) {
 	for _, k := range keys {
 		f = o.child(f, k)
 	}
+	o.pauseFlow(f, until)
+}
+
+// pauseFlow is Pause for the key of f.
+func (o *Prio[T]) pauseFlow(f *flow[T], until int64) {
 	if f.r == nil {
 		f.r = &bucket{burst: 1}
 	}

@@ -129,15 +129,8 @@ func (q *Queue[T]) ThrottleKey(keys []string, now, until int64) {
 // throttle applies a throttle of the key whose id is key (or, if key is
 // 0, of the path keys) at now, and the pause until until.
 func (q *Queue[T]) throttle(key uint32, keys []string, now, until int64) {
-	paused := false
-	q.prio.Throttle(key, keys, now, func(path []string) {
-		if until > now {
-			q.prio.Pause(path, until)
-			paused = true
-		}
-	})
 	switch {
-	case paused || until <= now:
+	case q.prio.Throttle(key, keys, now, until) || until <= now:
 	case key != 0:
 		q.prio.Pause(q.prio.Path(key), until)
 	default:
