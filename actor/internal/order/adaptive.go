@@ -57,6 +57,7 @@ type adaptive struct {
 	peak      int   // the most of them processing at once in window win
 	cut       bool  // the cap fell in window win
 	win       int64 // the window of the last event
+	end       int64 // the instant window win ends (saturated)
 	throttles uint64
 	lastCut   int64 // the instant the cap last fell; noCut if never
 	wake      int32 // index in the order's heap of window ends, plus one; 0 if not in it
@@ -69,22 +70,37 @@ const noCut = math.MinInt64
 // newAdaptiveAt makes a the state of a key that starts at instant now:
 // at Start, with nothing processing.
 func newAdaptiveAt(cfg *Adapt, now int64, a *adaptive) *adaptive {
-	*a = adaptive{cfg: cfg, cap: cfg.Start, win: now / cfg.Window, lastCut: noCut}
+	*a = adaptive{cfg: cfg, cap: cfg.Start, lastCut: noCut}
+	a.setWin(now / cfg.Window)
 	return a
+}
+
+// setWin makes w the window of the last event.
+func (a *adaptive) setWin(w int64) {
+	a.win, a.end = w, windowStart(w+1, a.cfg.Window)
+}
+
+// windowStart returns the instant window w starts, w·window, saturated.
+func windowStart(w, window int64) int64 {
+	if w > math.MaxInt64/window {
+		return math.MaxInt64
+	}
+	return w * window
 }
 
 // advance applies the ends of the windows before the one of now. An
 // event dated before the window of the last one (a claim seen late) is
 // taken as of that window.
 func (a *adaptive) advance(now int64) {
-	w := now / a.cfg.Window
-	if w <= a.win {
+	if now < a.end {
 		return
 	}
+	w := now / a.cfg.Window
 	a.close(a.peak)
 	// The windows a.win+1 to w-1 saw no event: their peak is proc.
 	a.closeQuiet(w - a.win - 1)
-	a.win, a.peak, a.cut = w, a.proc, false
+	a.setWin(w)
+	a.peak, a.cut = a.proc, false
 }
 
 // close applies the end of window a.win, whose peak was peak.
@@ -166,7 +182,7 @@ func (a *adaptive) restsAt() int64 {
 	case a.proc > 0:
 		return math.MaxInt64
 	case a.quiet():
-		return a.win * a.cfg.Window // now
+		return windowStart(a.win, a.cfg.Window) // now
 	}
 	c := a.cap // the cap once window win has ended
 	switch {
@@ -180,7 +196,7 @@ func (a *adaptive) restsAt() int64 {
 	if d < 0 {
 		d = -d
 	}
-	return (a.win + 1 + d) * a.cfg.Window
+	return windowStart(a.win+1+d, a.cfg.Window)
 }
 
 // adaptItem is a key in the heap of window ends.
@@ -280,7 +296,7 @@ func (o *Prio[T]) rewakeAdapt(f *flow[T]) {
 	switch {
 	case o.capsOff:
 	case f.out >= int(f.cap):
-		at = (a.win + 1) * a.cfg.Window // blocked at its cap: it may grow then
+		at = a.end // blocked at its cap: it may grow then
 	case o.keptForNothing(f) && a.restsAt() > o.clock:
 		at = a.restsAt()
 	}

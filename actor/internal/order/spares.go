@@ -41,14 +41,15 @@ type spares[T comparable] struct {
 	adapts []*adaptive
 }
 
-// fresh are nodes and flows allocated a batch at a time, not handed out
-// yet, and how many the order allocated so far (a batch is as big as
-// that, from minBatch objects to what fits in batchBytes with the
+// fresh are nodes, flows and adaptive caps' states allocated a batch at
+// a time, not handed out yet, and how many the order allocated so far (a
+// batch is as big as that, from minBatch objects to what fits in batchBytes with the
 // allocator's header, so that no size class is wasted).
 type fresh[T comparable] struct {
-	nodes []node[T]
-	flows []flow[T]
-	made  int
+	nodes  []node[T]
+	flows  []flow[T]
+	adapts []adaptive
+	made   int
 }
 
 const minBatch, batchBytes = 4, 8192 - 16
@@ -189,7 +190,7 @@ func (o *Prio[T]) newAdaptiveObject() *adaptive {
 	if a, ok := takeSpare(spare(o, &o.sp.adapts)); ok {
 		return a
 	}
-	return new(adaptive)
+	return alloc(&o.fresh.adapts, &o.fresh.made)
 }
 
 // keepNode, keepFlow, keepAdaptive, keepKids, keepChildren and keepBand keep an
