@@ -93,13 +93,17 @@ func contractConfig(mode byte) (actor.Config[int], int) {
 			cfg.LevelLimits = make([]actor.LevelLimit, 1)
 		}
 		cfg.LevelLimits[0].Adaptive = contractAdaptive
+		if mode&32 != 0 {
+			cfg.LevelLimits[0].Adaptive.Start = contractAdaptive.Max
+		}
 	}
 	return cfg, levels
 }
 
 // contractAdaptive is the adaptive cap of every tenant in the modes with
 // them: windows of two steps of the clock, a cap from 1 to 3 that starts
-// at 2 and halves at a throttle.
+// at 2 and halves at a throttle; or, with mode&32, that starts at 3, its
+// Max, so that a tenant has no state until its first throttle (dormant).
 var contractAdaptive = actor.AdaptiveCap{Min: 1, Max: 3, Start: 2, Backoff: 0.5, Window: time.Second}
 
 // TestContractRandom runs FuzzContract's check on random sequences of
@@ -144,6 +148,8 @@ var contractSeeds = [][]byte{
 	{134, 18, 73, 0, 0, 0, 1, 0, 3, 0, 4, 6, 0, 6, 0, 19, 50, 6, 0, 15, 2, 11, 0, 6, 0, 6, 0, 15, 3, 6, 0},
 	{130, 0, 0, 0, 1, 0, 2, 0, 3, 6, 0, 6, 0, 6, 0, 19, 60, 15, 1, 6, 0, 12, 1, 15, 1, 6, 0, 6, 0},
 	{141, 18, 170, 0, 0, 0, 1, 0, 2, 0, 3, 9, 2, 11, 0, 15, 2, 10, 0, 16, 0},
+	{65, 0, 0, 0, 1, 0, 2, 6, 0, 6, 0, 20, 0, 6, 0, 15, 1, 11, 0, 20, 1, 21, 0, 15, 2, 6, 0, 11, 1, 6, 0, 15, 3, 6, 0},
+	{97, 0, 0, 0, 1, 0, 2, 6, 0, 6, 0, 20, 0, 6, 0, 15, 1, 11, 0, 20, 1, 21, 0, 15, 2, 6, 0, 11, 1, 6, 0, 15, 3, 6, 0},
 }
 
 // contractOps is how many kinds of call FuzzContract makes: two more

@@ -203,7 +203,9 @@ func (a *adaptive) restsAt() int64 {
 type adaptItem[T comparable] = heap.Item[*flow[T]]
 
 // setAdapt gives f the adaptive cap cfg (nil: none), keeping what it
-// learnt if it had the same.
+// learnt if it had the same. A key of a level whose adaptive cap starts
+// at its Max gets no state until its first throttle (dormant): until
+// then its cap stays at Start whatever its items do, as a fixed cap.
 func (o *Prio[T]) setAdapt(f *flow[T], cfg *Adapt) {
 	switch {
 	case cfg == nil && f.ad == nil:
@@ -212,16 +214,37 @@ func (o *Prio[T]) setAdapt(f *flow[T], cfg *Adapt) {
 		o.dropAdapt(f)
 		return
 	case f.ad != nil && *f.ad.cfg == *cfg:
+	case o.dormant(f, cfg):
+		if f.ad != nil {
+			o.dropAdapt(f)
+		}
+		o.adaptCfg = true
+		f.cap = int32(cfg.Start)
+		return
 	case f.ad != nil:
 		o.dropAdapt(f)
 		fallthrough
 	default:
-		f.ad = o.newAdaptive(cfg)
-		f.ad.proc = int(f.proc) // items of the key processing as it gets the cap
-		f.ad.peak = f.ad.proc
-		o.adaptive = true
+		o.wake(f, cfg)
 	}
 	f.cap = int32(f.ad.cap)
+}
+
+// dormant reports whether f, with the adaptive cap cfg, may go without
+// its state while the state would be a new key's: cfg is its level's
+// (a key with its own is kept anyway) and starts at its Max, so that
+// nothing but a throttle moves it.
+func (o *Prio[T]) dormant(f *flow[T], cfg *Adapt) bool {
+	return cfg != nil && cfg.Start == cfg.Max && cfg == o.levelLimit(int(f.depth)).Adapt
+}
+
+// wake gives f a new state of the adaptive cap cfg, with its items
+// processing as of the order's clock.
+func (o *Prio[T]) wake(f *flow[T], cfg *Adapt) {
+	f.ad = o.newAdaptive(cfg)
+	f.ad.proc = int(f.proc) // items of the key processing as it gets the cap
+	f.ad.peak = f.ad.proc
+	o.adaptive, o.adaptCfg = true, true
 }
 
 // newAdaptive returns the state of a key that gets the adaptive cap cfg
@@ -263,8 +286,12 @@ func (o *Prio[T]) followCap(f *flow[T]) {
 			o.settleFlow(f)
 		}
 	}
-	o.learn(f, a.throttles > 0 || !a.quiet())
-	o.rewakeAdapt(f)
+	if learning := a.throttles > 0 || !a.quiet(); learning != (a.learnt != 0) {
+		o.learn(f, learning)
+	}
+	if a.wake != 0 || f.out >= int(f.cap) || o.keptForNothing(f) {
+		o.rewakeAdapt(f) // else it is not in the heap, and need not be
+	}
 }
 
 // learn puts f in the list of keys that may have something learnt by now
@@ -435,7 +462,7 @@ func (o *Prio[T]) stopped(f *flow[T]) {
 // A key with no flow, or no adaptive cap, is left as it is. It reports
 // whether a key on the path has an adaptive cap.
 func (o *Prio[T]) Throttle(key uint32, keys []string, now, until int64) (counted bool) {
-	if !o.adaptive || o.capsOff {
+	if !o.adaptCfg || o.capsOff {
 		return false
 	}
 	o.clock = max(o.clock, now)
@@ -449,6 +476,9 @@ func (o *Prio[T]) Throttle(key uint32, keys []string, now, until int64) (counted
 		}
 	}
 	for g := f; g != nil && g.parent != nil; g = g.parent {
+		if cfg := o.levelLimit(int(g.depth)).Adapt; g.ad == nil && !g.limited && o.dormant(g, cfg) {
+			o.wake(g, cfg) // its first throttle
+		}
 		if g.ad != nil {
 			g.ad.throttle(o.clock)
 			o.followCap(g)
@@ -472,8 +502,9 @@ func (o *Prio[T]) pauseAdaptive(f *flow[T], until int64) {
 	}
 }
 
-// Adaptive reports whether a key has, or had, an adaptive cap: the
-// transport must then date every hand-out, receive and Done.
+// Adaptive reports whether a key has, or had, an adaptive cap's state
+// (a dormant one has none: setAdapt): the transport must then date every
+// hand-out, receive and Done. Until then, no instant matters to a cap.
 func (o *Prio[T]) Adaptive() bool { return o.adaptive }
 
 // LearntCap is a key's adaptive cap, for a snapshot.

@@ -45,7 +45,12 @@ func (o *Prio[T]) SetLevels(levels []Limit) {
 	o.levels = levels
 	for _, l := range levels {
 		o.rated = o.rated || interval(l.Rate) > 0
-		o.adaptive = o.adaptive || l.Adapt != nil
+		if a := l.Adapt; a != nil {
+			o.adaptCfg = true
+			// A key of the level has a state from its start unless it
+			// is dormant until its first throttle (setAdapt).
+			o.adaptive = o.adaptive || a.Start != a.Max
+		}
 	}
 }
 
