@@ -41,6 +41,13 @@ import (
 // throttled once and left idle holds memory only until it has recovered.
 // Once shutdown has begun (CapsOff) nothing is blocked and the heap is
 // empty.
+//
+// A key whose cap is its level's and starts at its Max is dormant until
+// its first throttle: no state (flow.ad is nil) and a fixed cap of Start,
+// since nothing but a throttle moves such a cap from a new key's. The
+// first throttle that counts for it gives it a state (wake), as of then;
+// until some key has one, the transport dates nothing for adaptive caps
+// (Adaptive).
 
 // Adapt configures an adaptive cap (Limit.Adapt).
 type Adapt struct {
