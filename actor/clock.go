@@ -71,6 +71,7 @@ const tokenInstants = popInstant | receiveInstant | handOutInstant
 // which metrics date that way, and callers pass 0.
 type stamps struct {
 	clock Clock
+	real  bool // clock is package time's: since reads only its monotonic clock
 	epoch time.Time
 	read  instant       // the kinds read from the clock, fixed at New
 	rated atomic.Uint32 // tokenInstants once a key has or had a rate or a pause (state.Queue.Rated), else 0; the owner sets it
@@ -83,6 +84,7 @@ type stamps struct {
 // an item's work. New calls it, before the queue is shared.
 func (s *stamps) decide(clock Clock, stamped, byWork bool) {
 	s.clock, s.epoch = clock, clock.Now()
+	_, s.real = clock.(realClock)
 	if stamped {
 		s.read |= callInstant | doneInstant | receiveInstant | popInstant
 	}
@@ -94,11 +96,23 @@ func (s *stamps) decide(clock Clock, stamped, byWork bool) {
 	}
 }
 
-// rate records whether a key has or had a rate or a pause: from then on,
-// the queue reads the instants that spend tokens. The owner calls it.
-func (s *stamps) rate(rated bool) {
+// rate records whether a key has or had a rate or a pause, or an
+// adaptive cap: from then on, the queue reads the instants that spend
+// tokens, and for an adaptive cap those at which items start and stop
+// processing (they move its windows). The owner calls it.
+func (s *stamps) rate(rated, adaptive bool) {
+	var k instant
 	if rated {
-		s.rated.Store(uint32(tokenInstants))
+		k |= tokenInstants
+	}
+	if adaptive {
+		// An item starts and stops processing at its receive (or
+		// hand-out) and its Done. A pop needs no instant: a window's end
+		// comes with the owner's alarm (state.NextDue), which dates it.
+		k |= receiveInstant | handOutInstant | doneInstant
+	}
+	if k != 0 {
+		s.rated.Store(uint32(k))
 	}
 }
 
@@ -115,8 +129,15 @@ func (s *stamps) stamp(k instant, event int64) int64 {
 }
 
 // since returns the clock's reading in nanoseconds since the epoch: for
-// deadlines, alarms and limits, which always read it, and for stamp.
-func (s *stamps) since() int64 { return int64(s.clock.Now().Sub(s.epoch)) }
+// deadlines, alarms and limits, which always read it, and for stamp. On
+// package time's clock it reads the monotonic clock alone (time.Since),
+// half the cost of time.Now, which reads the wall clock too.
+func (s *stamps) since() int64 {
+	if s.real {
+		return int64(time.Since(s.epoch))
+	}
+	return int64(s.clock.Now().Sub(s.epoch))
+}
 
 // deadlineAfter returns now+d, saturating at the largest deadline.
 func deadlineAfter(now int64, d time.Duration) int64 {

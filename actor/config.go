@@ -2,6 +2,7 @@ package actor
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -181,8 +182,10 @@ type Config[T comparable] struct {
 // waits a key with a small Burst gets less than its Rate; a Burst of the
 // tokens that come during a usual wait keeps it at its rate.
 //
-// Experimental: flow control may change before v1 (README, "Stability"):
-// caps that learn each key's limit from its throttles will extend it.
+// A key with an Adaptive cap learns its limit from the throttles its
+// workers report ([Queue.Throttled]): see [AdaptiveCap].
+//
+// Experimental: flow control may change before v1 (README, "Stability").
 type KeyLimit struct {
 	Keys []string
 	// Cap is the most items of the key processing at once; 0 means no
@@ -201,15 +204,95 @@ type KeyLimit struct {
 	// while the key waits its turn behind others is lost; a burst of a
 	// few items keeps the key at its rate under load.
 	Burst int
+	// Adaptive, if not the zero value, is a cap that learns the key's
+	// limit from its throttles, in place of Cap (which must then be 0).
+	Adaptive AdaptiveCap
 }
 
 // Check returns an error if l is not a valid limit: no keys, a Cap,
-// Weight or Burst below 0, a Rate below 0 or NaN, or a finite Rate with
-// a Burst of 0.
-func (l KeyLimit) Check() error { return l.core().Check() }
+// Weight or Burst below 0, a Rate below 0 or NaN, a finite Rate with a
+// Burst of 0, or an Adaptive cap that is not valid ([AdaptiveCap]) or
+// comes with a Cap.
+func (l KeyLimit) Check() error {
+	if err := l.Adaptive.Check(); err != nil {
+		return fmt.Errorf("key limit for %q: %w", l.Keys, err)
+	}
+	return l.core().Check()
+}
 
 func (l KeyLimit) core() state.KeyLimit {
-	return state.KeyLimit{Keys: l.Keys, Limit: LevelLimit{l.Cap, l.Weight, l.Rate, l.Burst}.core()}
+	return state.KeyLimit{Keys: l.Keys, Limit: LevelLimit{l.Cap, l.Weight, l.Rate, l.Burst, l.Adaptive}.core()}
+}
+
+// AdaptiveCap is a cap on a key's items processing at once that learns
+// the key's limit from the throttles its workers report
+// ([Queue.Throttled], [Queue.ThrottledKey]), as a TCP congestion window
+// or Netflix's AIMD limit does, for a key that stands for a throttling
+// scope (a cloud account, a subscription). Time is cut into windows of
+// Window on the queue's clock:
+//
+//   - A throttle lowers the cap, at most once a window however many the
+//     window sees (a burst of correlated throttles is one decrease), to
+//     the lesser of cap−1 and ⌊cap·Backoff⌋, never below Min.
+//   - A window with no throttle in which the key's items processing
+//     reached half the cap grows it by 1, never above Max.
+//   - A window in which none of the key's items was processing moves the
+//     cap 1 toward Start: an idle key recovers, and is forgotten once it
+//     is back at its start.
+//
+// A lowered cap revokes nothing: the items processing above it finish,
+// and until then the key is passed over as a key at its cap is, while the
+// others go on. The queue keeps a key's adaptive state only while the key
+// has work or its cap differs from Start. The zero value is no adaptive
+// cap.
+//
+// Experimental: flow control may change before v1.
+type AdaptiveCap struct {
+	Min     int           // the least the cap falls to; 0 means 1
+	Max     int           // the most it grows to; at least Min and 1
+	Start   int           // the cap of a key the queue does not remember; 0 means Max
+	Backoff float64       // the factor of a decrease, in (0, 1); 0 means 0.9
+	Window  time.Duration // the length of a window; more than 0
+}
+
+// Check returns an error if a is not a valid adaptive cap: Min below 0,
+// Max below 1 or Min, a Start outside [Min, Max], a Backoff outside
+// (0, 1), or a Window of 0 or less. The zero value is valid: no cap.
+func (a AdaptiveCap) Check() error {
+	if a == (AdaptiveCap{}) {
+		return nil
+	}
+	if _, err := a.core(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// core returns the order's configuration of a, or nil for the zero value.
+func (a AdaptiveCap) core() (*order.Adapt, error) {
+	if a == (AdaptiveCap{}) {
+		return nil, nil
+	}
+	c := &order.Adapt{Min: max(a.Min, 1), Max: a.Max, Start: a.Start, Backoff: a.Backoff, Window: int64(a.Window)}
+	if c.Start == 0 {
+		c.Start = a.Max
+	}
+	if c.Backoff == 0 {
+		c.Backoff = 0.9
+	}
+	switch {
+	case a.Min < 0:
+		return nil, fmt.Errorf("adaptive cap: Min %d below 0", a.Min)
+	case a.Max < c.Min:
+		return nil, fmt.Errorf("adaptive cap: Max %d below Min %d (and 1)", a.Max, c.Min)
+	case c.Start < c.Min || c.Start > c.Max:
+		return nil, fmt.Errorf("adaptive cap: Start %d outside [Min, Max] = [%d, %d]", a.Start, c.Min, c.Max)
+	case !(c.Backoff > 0 && c.Backoff < 1):
+		return nil, fmt.Errorf("adaptive cap: Backoff %v outside (0, 1)", a.Backoff)
+	case a.Window <= 0:
+		return nil, fmt.Errorf("adaptive cap: Window %v: more than 0 is needed", a.Window)
+	}
+	return c, nil
 }
 
 // LevelLimit is the flow control of every key of one level
@@ -217,22 +300,29 @@ func (l KeyLimit) core() state.KeyLimit {
 //
 // Experimental: flow control may change before v1.
 type LevelLimit struct {
-	Cap    int
-	Weight int
-	Rate   rate.Limit
-	Burst  int
+	Cap      int
+	Weight   int
+	Rate     rate.Limit
+	Burst    int
+	Adaptive AdaptiveCap
 }
 
 // Check returns an error if l is not a valid limit, as [KeyLimit.Check].
 func (l LevelLimit) Check() error {
-	if err := state.CheckLimit(l.core()); err != nil {
+	err := l.Adaptive.Check()
+	if err == nil {
+		err = state.CheckLimit(l.core())
+	}
+	if err != nil {
 		return errors.New("level limit: " + err.Error())
 	}
 	return nil
 }
 
+// core returns the order's limit of l, which must be valid (Check).
 func (l LevelLimit) core() order.Limit {
-	return order.Limit{Cap: l.Cap, Weight: l.Weight, Rate: float64(l.Rate), Burst: l.Burst}
+	a, _ := l.Adaptive.core()
+	return order.Limit{Cap: l.Cap, Weight: l.Weight, Rate: float64(l.Rate), Burst: l.Burst, Adapt: a}
 }
 
 // A RateLimiter tells how long an item should wait before it is retried.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -45,7 +46,9 @@ func (contractLimiter) NumRequeues(int) int      { return 0 }
 // levels, by turns or by work time, either requeue rule, named or not
 // (a named queue stamps every call), and rates for every key of each
 // level or not; with those, two more calls: SetKeyLimit with a rate, and
-// PauseKey. Time is synctest's.
+// PauseKey; and adaptive caps for every first-level key or not: with
+// them, those calls and two more, Throttled and ThrottledKey, and Len
+// compares the learnt caps of the snapshot too. Time is synctest's.
 //
 // The caller never waits for the owner goroutine between calls, except
 // where the contract says a call is not ordered after the caller's
@@ -83,10 +86,25 @@ func contractConfig(mode byte) (actor.Config[int], int) {
 		cfg.Name = "contract"
 	}
 	if mode&128 != 0 && levels > 0 {
-		cfg.LevelLimits = contractLevels[:levels]
+		cfg.LevelLimits = slices.Clone(contractLevels[:levels])
+	}
+	if mode&64 != 0 && levels > 0 {
+		if cfg.LevelLimits == nil {
+			cfg.LevelLimits = make([]actor.LevelLimit, 1)
+		}
+		cfg.LevelLimits[0].Adaptive = contractAdaptive
+		if mode&32 != 0 {
+			cfg.LevelLimits[0].Adaptive.Start = contractAdaptive.Max
+		}
 	}
 	return cfg, levels
 }
+
+// contractAdaptive is the adaptive cap of every tenant in the modes with
+// them: windows of two steps of the clock, a cap from 1 to 3 that starts
+// at 2 and halves at a throttle; or, with mode&32, that starts at 3, its
+// Max, so that a tenant has no state until its first throttle (dormant).
+var contractAdaptive = actor.AdaptiveCap{Min: 1, Max: 3, Start: 2, Backoff: 0.5, Window: time.Second}
 
 // TestContractRandom runs FuzzContract's check on random sequences of
 // calls, the same ones on every run, in every mode: the model judges the
@@ -101,7 +119,7 @@ func TestContractRandom(t *testing.T) {
 		for i := range ops {
 			ops[i] = byte(rng.IntN(256))
 			if i%2 == 1 && rng.IntN(3) == 0 {
-				ops[i] = []byte{0, 6, 7, 9, 10, 11, 15, 18, 19}[rng.IntN(9)]
+				ops[i] = []byte{0, 6, 7, 9, 10, 11, 15, 18, 19, 20, 21}[rng.IntN(11)]
 			}
 		}
 		cfg, levels := contractConfig(ops[0])
@@ -130,10 +148,13 @@ var contractSeeds = [][]byte{
 	{134, 18, 73, 0, 0, 0, 1, 0, 3, 0, 4, 6, 0, 6, 0, 19, 50, 6, 0, 15, 2, 11, 0, 6, 0, 6, 0, 15, 3, 6, 0},
 	{130, 0, 0, 0, 1, 0, 2, 0, 3, 6, 0, 6, 0, 6, 0, 19, 60, 15, 1, 6, 0, 12, 1, 15, 1, 6, 0, 6, 0},
 	{141, 18, 170, 0, 0, 0, 1, 0, 2, 0, 3, 9, 2, 11, 0, 15, 2, 10, 0, 16, 0},
+	{65, 0, 0, 0, 1, 0, 2, 6, 0, 6, 0, 20, 0, 6, 0, 15, 1, 11, 0, 20, 1, 21, 0, 15, 2, 6, 0, 11, 1, 6, 0, 15, 3, 6, 0},
+	{97, 0, 0, 0, 1, 0, 2, 6, 0, 6, 0, 20, 0, 6, 0, 15, 1, 11, 0, 20, 1, 21, 0, 15, 2, 6, 0, 11, 1, 6, 0, 15, 3, 6, 0},
 }
 
 // contractOps is how many kinds of call FuzzContract makes: two more
-// (rates and pauses) in the modes with rates.
+// (rates and pauses) in the modes with rates, and four more (those, and
+// throttles) in the modes with adaptive caps.
 const contractOps = 18
 
 // contractLevels are the rates of every key of each level in the modes
@@ -147,8 +168,11 @@ func runContract(t *testing.T, cfg actor.Config[int], levels int, ops []byte) {
 	m := newSpec(levels, cfg.FairByWorkTime, cfg.Requeue == actor.RequeueAtAdd, contractKeys(levels), contractLimiter{}.When)
 	nops := contractOps
 	for _, l := range cfg.LevelLimits {
-		m.levelLims = append(m.levelLims, specLimit(actor.KeyLimit{Cap: l.Cap, Weight: l.Weight, Rate: l.Rate, Burst: l.Burst}))
+		m.levelLims = append(m.levelLims, specLimit(actor.KeyLimit{Cap: l.Cap, Weight: l.Weight, Rate: l.Rate, Burst: l.Burst, Adaptive: l.Adaptive}))
 		nops = contractOps + 2
+		if l.Adaptive != (actor.AdaptiveCap{}) {
+			nops = contractOps + 4
+		}
 	}
 	start := time.Now()
 	var drains []chan struct{}
@@ -277,6 +301,11 @@ func runContract(t *testing.T, cfg actor.Config[int], levels int, ops []byte) {
 			if got, want := q.Len(), m.len(); got != want {
 				fail(step, "Len() = %d; want %d", got, want)
 			}
+			if nops > contractOps+2 {
+				if got, want := learnt(q.Snapshot(100).AdaptiveKeys), m.learnt(); got != want {
+					fail(step, "Snapshot().AdaptiveKeys = %s; want %s", got, want)
+				}
+			}
 		case 14:
 			if levels == 0 {
 				continue
@@ -323,6 +352,24 @@ func runContract(t *testing.T, cfg actor.Config[int], levels int, ops []byte) {
 				fail(step, "PauseKey(%v, %v) = %v", keys, d, err)
 			}
 			m.pauseKey(keys, m.now+d)
+		case 20, 21:
+			d := time.Duration(arg/24%4) * 250 * time.Millisecond
+			var retryAfter time.Time
+			if d > 0 {
+				retryAfter = time.Now().Add(d)
+			}
+			if op == 20 {
+				if err := q.Throttled(k, retryAfter); err != nil {
+					fail(step, "Throttled(%d, %v) = %v", k, d, err)
+				}
+				m.throttleItem(k, m.now+d)
+				continue
+			}
+			keys := contractKeys(levels)(k)[:1+arg/12%levels]
+			if err := q.ThrottledKey(keys, retryAfter); err != nil {
+				fail(step, "ThrottledKey(%v, %v) = %v", keys, d, err)
+			}
+			m.throttleKey(keys, m.now+d)
 		}
 		if len(drains) > 0 {
 			synctest.Wait()
@@ -361,6 +408,15 @@ func runContract(t *testing.T, cfg actor.Config[int], levels int, ops []byte) {
 			t.Fatalf("after ShutDown: GetWithPriority() = %d, %d, %v; want %d, %d\nmodel: %v", got, p, shutdown, want, wantPrio, m)
 		}
 	}
+}
+
+// learnt describes a snapshot's adaptive caps, as spec.learnt does.
+func learnt(keys []actor.AdaptiveKey) string {
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s: cap %d, processing %d, throttles %d; ", strings.Join(k.Keys, "/"), k.Cap, k.Processing, k.Throttles)
+	}
+	return b.String()
 }
 
 // unreported stands for the priority of a hand-out that does not report one.

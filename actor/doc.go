@@ -79,6 +79,18 @@
 // back by a cap apart from those held by a rate; [Queue.Snapshot] lists
 // the keys held back, and why.
 //
+// A key that stands for a throttling scope (a cloud account, a
+// subscription) whose limit no fixed number fits can have an adaptive cap
+// instead ([AdaptiveCap], on [KeyLimit] or [LevelLimit]): its workers
+// report each throttle with [Queue.Throttled] or [Queue.ThrottledKey],
+// from any goroutine, and the cap falls at most once a window and grows
+// by 1 after a window that used half of it, as a TCP congestion window
+// does. A lowered cap revokes nothing; an idle key recovers one step a
+// window and is forgotten once back at its start, so the queue keeps
+// state only for keys that learnt something. The snapshot, the per-key
+// gauges ([KeyAdaptiveMetricsProvider]) and the debug page show each
+// key's learnt cap.
+//
 // Fairness costs what the keys with work cost, not what every key ever
 // seen would: the queue keeps a key's state only while the key has items
 // ready, processing or delayed, or limits of their own (or, with a rate,
@@ -173,8 +185,9 @@
 // promise. Every exported name of this package is stable from v0.1.0 on
 // (a release may add to it, never change or remove it, v0.x included)
 // except those whose doc says Experimental: flow control per key
-// ([KeyLimit], [LevelLimit], [Queue.SetKeyLimit], [Queue.PauseKey] and
-// their Config fields), the per-key gauges ([KeyMetricsProvider]) and
+// ([KeyLimit], [LevelLimit], [AdaptiveCap], [Queue.SetKeyLimit],
+// [Queue.PauseKey], [Queue.Throttled], [Queue.ThrottledKey] and their
+// Config fields), the per-key gauges ([KeyMetricsProvider]) and
 // snapshots ([Queue.Snapshot], [NamedQueues]), which may change in a
 // minor release until v1, each change named in CHANGELOG.md. The
 // behaviour is client-go's but for the differences above. The module

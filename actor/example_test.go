@@ -201,6 +201,39 @@ func ExampleQueue_PauseKey() {
 	// [b/1 b/2] 2
 }
 
+// Each cloud account gets an adaptive cap of up to 4 calls at once; a
+// worker that gets a 429 reports it, and the account's cap falls to 3
+// (once in its window, however many 429s come): with three of its objects
+// processing, the one retried waits, and another account's go on.
+func ExampleQueue_Throttled() {
+	account := func(item string) []string { return []string{item[:strings.IndexByte(item, '/')]} }
+	q := actor.New(actor.Config[string]{
+		Fairness:    account,
+		LevelLimits: []actor.LevelLimit{{Adaptive: actor.AdaptiveCap{Max: 4, Window: time.Minute}}},
+	})
+	defer q.ShutDown()
+	for _, item := range []string{"a/1", "a/2", "a/3", "a/4", "b/1"} {
+		q.Add(item)
+	}
+	item, _ := q.Get() // a/1: the API answers 429
+	for range 3 {
+		if err := q.Throttled(item, time.Time{}); err != nil {
+			panic(err)
+		}
+	}
+	q.Add(item) // retried later
+	q.Done(item)
+	var got []string
+	for range 4 {
+		item, _ := q.Get()
+		got = append(got, item)
+	}
+	a := q.Snapshot(10).AdaptiveKeys[0]
+	fmt.Println(got, q.Len(), a.Keys, a.Cap, a.Throttles, a.Processing)
+	// Output:
+	// [b/1 a/2 a/3 a/4] 1 [a] 3 3 3
+}
+
 // A snapshot tells what is in the queue: how many items are in each state,
 // and the first few of each. (This queue is unnamed, so it keeps no
 // instants and shows no ages; a queue with a Name does.)

@@ -170,12 +170,21 @@ func (o *owner[T]) flush() { o.serveInbox(o.c.inbox.len()) }
 // off, and waiting calls are answered at once from now on.
 func (o *owner[T]) beginDrain() {
 	o.flush()
+	o.freezeCaps()
 	o.q.Drain()
 	o.c.filter.forget()
 	o.dueAlarm.stop()
 	o.tickAlarm.stop() // client-go refreshes nothing once shutting down
 	o.c.lane.recall()  // the lane is off (phaseDrain)
 	o.serveWaiters()
+}
+
+// freezeCaps brings adaptive caps up to now before a shutdown lifts the
+// caps, so that they stay as they were when it began.
+func (o *owner[T]) freezeCaps() {
+	if o.q.Adaptive() && o.q.Phase() == state.Running {
+		o.q.Due(o.c.since())
+	}
 }
 
 // exit hands every waiting call its answer, closes done, applies what
@@ -187,6 +196,7 @@ func (o *owner[T]) exit() {
 	o.dueAlarm.stop()
 	o.tickAlarm.stop()
 	o.flush() // what was sent before ShutDown counts
+	o.freezeCaps()
 	o.q.End()
 	o.c.filter.forget()
 	o.c.lane.recall() // the lane is off (phaseQuit or phaseDrain)

@@ -106,6 +106,17 @@ type KeyHeldMetricsProvider interface {
 	NewKeyHeldMetric(name, reason string) KeyGaugeMetric
 }
 
+// KeyAdaptiveMetricsProvider is implemented by a [KeyMetricsProvider]
+// that also records, for each of the busiest first-level keys with an
+// adaptive cap ([AdaptiveCap]), the cap it has learnt and the throttles
+// reported for it ([Queue.Throttled]) while the queue remembers the key.
+//
+// Experimental: the per-key gauges may change before v1.
+type KeyAdaptiveMetricsProvider interface {
+	NewKeyCapMetric(name string) KeyGaugeMetric
+	NewKeyThrottlesMetric(name string) KeyGaugeMetric
+}
+
 // KeyGaugeMetric is a gauge with a key label.
 //
 // Experimental: the per-key gauges may change before v1.
@@ -178,6 +189,9 @@ func newMetrics[T comparable](name string, p MetricsProvider, keyed bool, keyLim
 		s.KeyDepth, s.KeyProcessing = kp.NewKeyDepthMetric(name), kp.NewKeyProcessingMetric(name)
 		if hp, ok := p.(KeyHeldMetricsProvider); ok {
 			s.KeyHeldByCap, s.KeyHeldByRate = hp.NewKeyHeldMetric(name, "cap"), hp.NewKeyHeldMetric(name, "rate")
+		}
+		if ap, ok := p.(KeyAdaptiveMetricsProvider); ok {
+			s.KeyCap, s.KeyThrottles = ap.NewKeyCapMetric(name), ap.NewKeyThrottlesMetric(name)
 		}
 		s.KeyLimit = keyLimit
 		if keyLimit <= 0 {

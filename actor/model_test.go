@@ -38,6 +38,16 @@ import (
 // turns in the order of those instants (ties: the order they began to
 // wait), before the items due at the same instant; by work time at their
 // parents' virtual time. A key is kept while its bucket is not full.
+//
+// A key with an adaptive cap has it as its cap, and learns it window by
+// window (windows of W from the clock's start): a throttle lowers it once
+// a window, to the lesser of cap-1 and cap·Backoff, not below Min; at a
+// window's end with no throttle, it grows by 1 (not above Max) if the
+// key's items processing reached half the cap in the window, and moves 1
+// toward Start if none was processing. Window ends come after the keys
+// released at the same instant and before the items due then; keys that a
+// window's end lets take turns enter them as settle says. A key is kept
+// while its cap learnt something it has not yet forgotten.
 type spec struct {
 	levels  int  // fairness keys per item; 0: no fairness
 	byWork  bool // fairness by work time
@@ -95,11 +105,41 @@ type sFlow struct {
 	tat, pause time.Duration
 	wait       bool
 	waitSeq    uint64 // while it waits: the order it began to
+
+	ad *sAdapt // an adaptive cap, or nil
+}
+
+// sAdapt is a key's adaptive cap: its configuration, the cap, and its
+// current window: the most items processing in it, and whether a
+// throttle lowered the cap in it.
+type sAdapt struct {
+	cfg       actor.AdaptiveCap // with Min, Start and Backoff defaulted
+	cap, peak int
+	cut       bool
+	throttles int
+}
+
+// fresh reports whether the cap has nothing to remember: it is at Start,
+// did not fall in this window, and will not move at its end (too few
+// items processing in it to grow, or at Max), as a new key's would not.
+func (a *sAdapt) fresh() bool {
+	return a.cap == a.cfg.Start && !a.cut && (2*a.peak < a.cap || a.cap == a.cfg.Max)
 }
 
 // specLimit is the model's limits of l.
 func specLimit(l actor.KeyLimit) sLimit {
-	return sLimit{cap: l.Cap, weight: l.Weight, tau: tauOf(float64(l.Rate)), burst: time.Duration(l.Burst)}
+	s := sLimit{cap: l.Cap, weight: l.Weight, tau: tauOf(float64(l.Rate)), burst: time.Duration(l.Burst)}
+	if a := l.Adaptive; a != (actor.AdaptiveCap{}) {
+		a.Min = max(a.Min, 1)
+		if a.Start == 0 {
+			a.Start = a.Max
+		}
+		if a.Backoff == 0 {
+			a.Backoff = 0.9
+		}
+		s.ad = &a
+	}
+	return s
 }
 
 // tauOf is the nanoseconds per item of rate, rounded up (0 for none).
@@ -115,6 +155,7 @@ func tauOf(rate float64) time.Duration {
 type sLimit struct {
 	cap, weight int
 	tau, burst  time.Duration
+	ad          *actor.AdaptiveCap // defaulted; nil for none
 }
 
 // same reports whether l and o limit a key alike, as the queue compares
@@ -122,11 +163,24 @@ type sLimit struct {
 // counts only with a rate.
 func (l sLimit) same(o sLimit) bool {
 	return l.cap == o.cap && max(l.weight, 1) == max(o.weight, 1) && l.tau == o.tau &&
-		(l.tau == 0 || max(l.burst, 1) == max(o.burst, 1))
+		(l.tau == 0 || max(l.burst, 1) == max(o.burst, 1)) &&
+		(l.ad == nil) == (o.ad == nil) && (l.ad == nil || *l.ad == *o.ad)
 }
 
-func (f *sFlow) setLimit(l sLimit) {
+// setLimit gives f, with proc items processing under it, the limits l;
+// an adaptive cap it had with the same configuration keeps what it
+// learnt, and a new one starts its window with proc.
+func (f *sFlow) setLimit(l sLimit, proc int) {
 	f.cap, f.weight, f.tau, f.burst = l.cap, max(l.weight, 1), l.tau, max(l.burst, 1)
+	switch {
+	case l.ad == nil:
+		f.ad = nil
+	case f.ad == nil || f.ad.cfg != *l.ad:
+		f.ad = &sAdapt{cfg: *l.ad, cap: l.ad.Start, peak: proc}
+	}
+	if f.ad != nil {
+		f.cap = f.ad.cap
+	}
 }
 
 // eligibleAt is the instant from which f may start an item.
@@ -196,7 +250,7 @@ func (m *spec) flow(path string) *sFlow {
 	}
 	p := m.flow(parentOf(path))
 	f := &sFlow{weight: 1, vtime: p.vnow, depth: m.depth(path)}
-	f.setLimit(m.levelLimit(f.depth))
+	f.setLimit(m.levelLimit(f.depth), 0)
 	m.flows[path] = f
 	return f
 }
@@ -242,7 +296,7 @@ func (m *spec) tidy() {
 		hold(it.path)
 	}
 	for path, f := range m.flows {
-		if f.limited || m.phase == 0 && (f.wait || f.tat > m.now) {
+		if f.limited || m.phase == 0 && (f.wait || f.tat > m.now || f.ad != nil && !f.ad.fresh()) {
 			hold(path)
 		}
 	}
@@ -480,6 +534,9 @@ func (m *spec) addAfter(item, p int, d time.Duration) {
 func (m *spec) advance(now time.Duration) {
 	for m.phase == 0 {
 		t := now + 1
+		if w := m.window(); w > 0 {
+			t = (m.now/w + 1) * w // the next window's end
+		}
 		for _, f := range m.flows {
 			if f.wait {
 				t = min(t, f.eligibleAt())
@@ -498,9 +555,118 @@ func (m *spec) advance(now time.Duration) {
 		}
 		m.now = max(m.now, t)
 		m.release()
+		if w := m.window(); w > 0 && m.now%w == 0 {
+			m.windowEnds()
+		}
 		m.due()
 	}
 	m.now = now
+}
+
+// window returns the length of the adaptive caps' windows, if a key has
+// one (the suites give them all one length), or 0.
+func (m *spec) window() time.Duration {
+	for _, f := range m.flows {
+		if f.ad != nil {
+			return f.ad.cfg.Window
+		}
+	}
+	for _, l := range m.levelLims {
+		if l.ad != nil {
+			return l.ad.Window
+		}
+	}
+	return 0
+}
+
+// procOf returns the items processing under (or at) the key path.
+func (m *spec) procOf(path string) int {
+	n := 0
+	for _, it := range m.items {
+		if (it.st == sProc || it.st == sDirty || it.st == sProcDelayed) && (it.path == path || strings.HasPrefix(it.path, path+"/")) {
+			n++
+		}
+	}
+	return n
+}
+
+// windowEnds ends the current window of every adaptive cap: it grows
+// after a window that reached half of it with no throttle, moves toward
+// its start after one with nothing processing, and a new window begins.
+func (m *spec) windowEnds() {
+	for path, f := range m.flows {
+		a := f.ad
+		if a == nil {
+			continue
+		}
+		switch {
+		case a.cut:
+		case a.peak > 0 && 2*a.peak >= a.cap:
+			a.cap = min(a.cap+1, a.cfg.Max)
+		case a.peak == 0 && a.cap < a.cfg.Start:
+			a.cap++
+		case a.peak == 0 && a.cap > a.cfg.Start:
+			a.cap--
+		}
+		a.peak, a.cut, f.cap = m.procOf(path), false, a.cap
+	}
+	m.settle()
+	m.tidy()
+}
+
+// throttle is a throttle reported for the key path, and with until after
+// now a pause of the keys it counted for (or of path, if none has an
+// adaptive cap).
+func (m *spec) throttle(path string, until time.Duration) {
+	var hit []string
+	for _, p := range prefixes(path) {
+		f := m.flows[p]
+		if f == nil {
+			hit = nil
+			break
+		}
+		if a := f.ad; a != nil {
+			hit = append(hit, p)
+		}
+	}
+	for _, p := range hit {
+		f := m.flows[p]
+		a := f.ad
+		a.throttles++
+		if !a.cut {
+			a.cut = true
+			a.cap = max(min(a.cap-1, int(float64(a.cap)*a.cfg.Backoff)), a.cfg.Min)
+			f.cap = a.cap
+		}
+	}
+	m.settle()
+	if until <= m.now {
+		return
+	}
+	if len(hit) == 0 {
+		hit = []string{path}
+	}
+	for _, p := range hit {
+		m.pauseKey(strings.Split(p, "/"), until)
+	}
+}
+
+// throttleItem is Throttled of item: a throttle of its key path if it is
+// processing.
+func (m *spec) throttleItem(item int, until time.Duration) {
+	it := m.items[item]
+	if m.phase != 0 || it == nil || it.st != sProc && it.st != sDirty && it.st != sProcDelayed {
+		return
+	}
+	m.throttle(it.path, until)
+}
+
+// throttleKey is ThrottledKey of the key path keys.
+func (m *spec) throttleKey(keys []string, until time.Duration) {
+	if m.phase != 0 {
+		return
+	}
+	m.throttle(strings.Join(keys, "/"), until)
 }
 
 // release makes the keys whose instant has come take their turns again,
@@ -641,7 +807,11 @@ func (m *spec) get() (item, prio int, ok bool) {
 	}
 	it.st, it.start = sProc, m.now
 	for _, p := range paths {
-		m.flows[p].out++
+		f := m.flows[p]
+		f.out++
+		if f.ad != nil {
+			f.ad.peak = max(f.ad.peak, m.procOf(p))
+		}
 	}
 	m.take(it.path)
 	for i := len(paths) - 1; i >= 0; i-- {
@@ -706,7 +876,7 @@ func (m *spec) done(item int) {
 func (m *spec) setLimit(keys []string, l sLimit) {
 	path := strings.Join(keys, "/")
 	f := m.flow(path)
-	f.setLimit(l)
+	f.setLimit(l, m.procOf(path))
 	f.limited = !l.same(m.levelLimit(len(keys)))
 	m.rewake(f)
 	m.tidy()
@@ -787,6 +957,18 @@ func (m *spec) len() int {
 		}
 	}
 	return n
+}
+
+// learnt describes the adaptive caps that learnt something, by path, as
+// the queue's snapshot lists them.
+func (m *spec) learnt() string {
+	var b strings.Builder
+	for _, path := range slices.Sorted(maps.Keys(m.flows)) {
+		if a := m.flows[path].ad; a != nil && (a.cap != a.cfg.Start || a.throttles > 0) {
+			fmt.Fprintf(&b, "%s: cap %d, processing %d, throttles %d; ", path, a.cap, m.procOf(path), a.throttles)
+		}
+	}
+	return b.String()
 }
 
 // String describes the model's items, for failure messages.

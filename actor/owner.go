@@ -115,7 +115,20 @@ func (o *owner[T]) serve(r *request[T]) {
 		} else {
 			o.q.Pause(r.w.limit.Keys, r.w.pause, now)
 		}
-		o.c.rate(o.q.Rated())
+		o.c.rate(o.q.Rated(), o.q.Adaptive())
+		r.w.answer()
+	case opThrottle:
+		o.c.lane.recall() // popped items count against the caps, which may fall
+		now, until := o.c.since(), r.w.pause
+		if until == noDeadline {
+			until = 0
+		}
+		if r.w.limit.Keys != nil {
+			o.q.ThrottleKey(r.w.limit.Keys, now, until)
+		} else {
+			o.q.Throttle(r.w.one[0], now, until)
+		}
+		o.c.rate(o.q.Rated(), o.q.Adaptive())
 		r.w.answer()
 	case opSnapshot:
 		o.snapshot(r.w)
@@ -162,7 +175,11 @@ func (o *owner[T]) get(w *waiter[T]) {
 // their place whichever transport is on; the lane offers them again after.
 func (o *owner[T]) snapshot(w *waiter[T]) {
 	o.c.lane.recall()
-	o.serveDue() // an item due now is ready, as a Len would see it
+	if o.q.Adaptive() {
+		o.q.Due(o.c.since()) // adaptive caps as of now
+	} else {
+		o.serveDue() // an item due now is ready, as a Len would see it
+	}
 	w.snap = o.q.Snapshot(w.snapN)
 	w.answer()
 }

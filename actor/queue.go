@@ -75,7 +75,7 @@ func newOwner[T comparable](cfg Config[T], fp fastPaths) *owner[T] {
 	c.metrics = m != nil
 	o := &owner[T]{c: c, q: state.New(sc)}
 	o.r = &o.round
-	c.rate(o.q.Rated())
+	c.rate(o.q.Rated(), o.q.Adaptive())
 	install(fp, o, cfg, m)
 	if cfg.Name != "" {
 		c.register(cfg.Name)
@@ -294,6 +294,68 @@ func (q *Queue[T]) PauseKey(keys []string, until time.Time) error {
 	}
 	c.setKeyLimit(state.KeyLimit{Keys: keys}, int64(until.Sub(c.epoch)))
 	return nil
+}
+
+// Throttled reports that item, being processed, was throttled (a 429, a
+// "rate exceeded"): the adaptive cap ([AdaptiveCap]) of every key on its
+// path falls, at most once a window. If retryAfter is after now, the
+// keys whose adaptive caps it counted for (or the item's own key if none
+// has one) are also paused until then, as [Queue.PauseKey] does. Any
+// goroutine may report, a worker that never calls Done too (a
+// controller-runtime reconciler). A report for an item that is not
+// processing, for keys without adaptive caps, or once shutdown has begun
+// changes no cap. Throttled returns once the owner goroutine has applied
+// it; it returns an error, and changes nothing, if the queue has no
+// fairness.
+//
+// Experimental: flow control may change before v1.
+func (q *Queue[T]) Throttled(item T, retryAfter time.Time) error {
+	c := q.c
+	c.mustHash(item)
+	if c.fairness == nil {
+		return errors.New("actor: Throttled on a queue without Config.Fairness")
+	}
+	w := c.newWaiter()
+	w.one[0] = item
+	c.report(w, retryAfter)
+	return nil
+}
+
+// ThrottledKey is [Queue.Throttled] for the fairness key keys (outermost
+// first, as [KeyLimit.Keys]): the adaptive caps of keys and the keys
+// above it fall, and with a retryAfter after now keys is paused until
+// then. A key the queue does not hold is left alone. It returns an
+// error, and changes nothing, if keys is empty or the queue has no
+// fairness. The queue does not keep keys.
+//
+// Experimental: flow control may change before v1.
+func (q *Queue[T]) ThrottledKey(keys []string, retryAfter time.Time) error {
+	c := q.c
+	if len(keys) == 0 {
+		return errors.New("actor: ThrottledKey with no key")
+	}
+	if c.fairness == nil {
+		return errors.New("actor: ThrottledKey on a queue without Config.Fairness")
+	}
+	w := c.newWaiter()
+	w.limit.Keys = keys
+	c.report(w, retryAfter)
+	return nil
+}
+
+// report has the owner apply the throttle w carries (of w.limit.Keys, or
+// if none of the item w.one[0]), with a pause until retryAfter if it is
+// not zero, and waits until it has.
+func (c *shared[T]) report(w *waiter[T], retryAfter time.Time) {
+	w.pause = noDeadline
+	if !retryAfter.IsZero() {
+		w.pause = int64(retryAfter.Sub(c.epoch))
+	}
+	c.post(request[T]{op: opThrottle, w: w, at: c.stamp(callInstant, 0)})
+	c.await(w)
+	var zero T
+	w.limit, w.one[0] = state.KeyLimit{}, zero
+	c.recycle(w)
 }
 
 // setKeyLimit has the owner set the limit l, or with a pause instant

@@ -27,6 +27,7 @@ const (
 	opCancel             // withdraw w, if it is still waiting
 	opLimit              // set the key limit w.limit, or pause its key until w.pause, and answer w
 	opSnapshot           // answer w with a snapshot of up to w.snapN items of each state
+	opThrottle           // a throttle of w.limit.Keys, or if none of the item w.one[0], with a pause until w.pause; answer w
 )
 
 // request is a message to the owner goroutine. The caller fills it in,
@@ -85,7 +86,7 @@ type waiter[T comparable] struct {
 	shutdown bool              // opGet: nothing was ready and the queue is shutting down
 	canceled bool              // opGet: withdrawn before any item was ready
 	limit    state.KeyLimit    // opLimit: the limit to set
-	pause    int64             // opLimit: noDeadline, or pause limit.Keys until this instant
+	pause    int64             // opLimit, opThrottle: noDeadline, or pause until this instant
 	snapN    int               // opSnapshot: the items of each state asked for
 	snap     state.Snapshot[T] // opSnapshot: the answer
 	reply    chan struct{}     // answer sends on it, the caller receives

@@ -60,6 +60,29 @@ type Snapshot[T comparable] struct {
 	// end of a pause, the earliest first, then those at their caps on
 	// the paths of ReadyItems.
 	HeldKeys []HeldKey `json:"heldKeys,omitempty"`
+
+	// AdaptiveKeys are fairness keys with adaptive caps ([AdaptiveCap])
+	// that learnt something, by path, up to the n asked for: a cap not at
+	// its start, or throttles reported since the queue began to remember
+	// the key.
+	AdaptiveKeys []AdaptiveKey `json:"adaptiveKeys,omitempty"`
+}
+
+// AdaptiveKey is a fairness key's adaptive cap, as learnt.
+//
+// Experimental: the snapshot's shape may change before v1.
+type AdaptiveKey struct {
+	Keys       []string `json:"keys"`
+	Cap        int      `json:"cap"`        // the cap now
+	Processing int      `json:"processing"` // the key's items processing
+	Min        int      `json:"min"`
+	Max        int      `json:"max"`
+	Start      int      `json:"start"`
+	// Throttles is the number reported for the key since the queue began
+	// to remember it.
+	Throttles uint64 `json:"throttles"`
+	// LastDecrease is when the cap last fell; zero if it did not.
+	LastDecrease time.Time `json:"lastDecrease,omitzero"`
 }
 
 // HeldKey is a fairness key whose ready items are held back, and why.
@@ -167,6 +190,16 @@ func snapshotOf[T, U comparable](c *shared[T], n int, as func(T) U) Snapshot[U] 
 			hk.Until = c.epoch.Add(time.Duration(h.At))
 		}
 		out.HeldKeys = append(out.HeldKeys, hk)
+	}
+	for _, a := range s.Adaptive {
+		ak := AdaptiveKey{
+			Keys: a.Path, Cap: a.Cap, Processing: a.Processing,
+			Min: a.Min, Max: a.Max, Start: a.Start, Throttles: a.Throttles,
+		}
+		if a.HasCut {
+			ak.LastDecrease = c.epoch.Add(time.Duration(a.LastCut))
+		}
+		out.AdaptiveKeys = append(out.AdaptiveKeys, ak)
 	}
 	return out
 }

@@ -93,6 +93,33 @@
 // next to ctx.Done(), and GetContext. Reach them with a type assertion on
 // the client-go interface, q.(workqueue.Extras[T]).
 //
+// # Fairness, caps and throttle reports
+//
+// Package actor's fairness across keys, its per-key caps, weights and
+// rates, and its adaptive caps, which learn a key's limit from the
+// throttles workers report (actor.Queue.Throttled for an item,
+// actor.Queue.ThrottledKey for a key, from any goroutine), all need each
+// item's fairness keys. client-go's configs have no place for them, so
+// this package's queues have no fairness, and neither they nor [Extras]
+// take throttle reports. A client-go user who wants them builds the queue
+// with package actor, whose *actor.Queue[T] is a
+// TypedRateLimitingInterface[T] and takes client-go's rate limiters
+// unchanged (metrics through [ActorMetricsProvider]):
+//
+//	q := actor.New(actor.Config[string]{
+//		Name:        "tenants",
+//		RateLimiter: workqueue.DefaultTypedControllerRateLimiter[string](),
+//		Fairness:    func(item string) []string { return []string{tenantOf(item)} },
+//		LevelLimits: []actor.LevelLimit{{Adaptive: actor.AdaptiveCap{Max: 8, Window: time.Second}}},
+//	})
+//	var _ workqueue.TypedRateLimitingInterface[string] = q
+//	// A worker, on a 429 with a Retry-After:
+//	err := q.Throttled(item, time.Now().Add(retryAfter))
+//
+// or, for controller-runtime's rules, a queue of package
+// github.com/actorq/actorq/adapter/priorityqueue, whose Config has the
+// same fields and whose queues take the reports through its Throttler.
+//
 // # Clocks and metrics
 //
 // A config's Clock (k8s.io/utils/clock) drives delays and metrics, so

@@ -29,11 +29,19 @@ var unbound = actor.LevelLimit{Rate: 1e12, Burst: 1 << 20}
 // the queue counts every tenant's items out against it.
 var capped = actor.LevelLimit{Cap: 1 << 20}
 
+// adaptive is the level limit of BenchmarkPipelineRated's rates=adaptive:
+// no rate, but an adaptive cap that never binds and is never reported
+// for (Max and Start of capped's cap), so that the queue counts every
+// tenant's items out against it and dates every hand-out, receive and
+// Done for its windows: its cost over rates=cap is what adaptation adds.
+var adaptive = actor.LevelLimit{Adaptive: actor.AdaptiveCap{Max: 1 << 20, Window: time.Second}}
+
 // ratedImpls are the implementations of BenchmarkPipelineRated over the
 // tenants s: actor.New fair by turns across them (Config.Fairness returns
 // an item's tenant as its one key), without rates (rates=none) and with
 // LevelLimits[0] giving every tenant the rate unbound (rates=unbound), or
-// no rate but the cap capped (rates=cap). All are actor.New itself, not
+// no rate but the cap capped (rates=cap) or the adaptive cap adaptive
+// (rates=adaptive). All are actor.New itself, not
 // the adapter of BenchmarkPipelineFairPQ, so that they differ only in the
 // limits.
 func ratedImpls(s skewed) []impl {
@@ -52,6 +60,12 @@ func ratedImpls(s skewed) []impl {
 			name: "cap",
 			newQueue: func() queue {
 				return actor.New(actor.Config[int]{Fairness: s.fairness, LevelLimits: []actor.LevelLimit{capped}})
+			},
+		},
+		{
+			name: "adaptive",
+			newQueue: func() queue {
+				return actor.New(actor.Config[int]{Fairness: s.fairness, LevelLimits: []actor.LevelLimit{adaptive}})
 			},
 		},
 	}

@@ -140,7 +140,8 @@ func TestRateChurn(t *testing.T) {
 // (rates=unbound: 10^12 items a second, a burst of 2^20; see unbound), so
 // that the queue keeps each tenant's bucket and spends a token at every
 // hand-out, and with no rate but a cap that never binds (rates=cap: 2^20
-// items out; see capped). They run in the same run, one after the other;
+// items out; see capped), or an adaptive cap that never binds
+// (rates=adaptive; see adaptive). They run in the same run, one after the other;
 // benchstat -col /rates gives the cost of the rate and cap machinery as
 // the ratio to rates=none. One op is one item; ns/item is the time per item, ns/op
 // unchanged, and allocs/item is allocs/op unrounded.
@@ -296,6 +297,41 @@ func BenchmarkRateChurnMemory(b *testing.B) {
 			b.ReportMetric(0, "ns/op")
 			b.ReportMetric(refilling/float64(ops), "B/key-refilling")
 			b.ReportMetric(drained/float64(ops), "B/key-after-drain")
+		})
+	}
+}
+
+// BenchmarkThrottled measures a throttle report, as a worker makes it on
+// a 429: per op, one Queue.Throttled for an item processing (report=item)
+// or one Queue.ThrottledKey for its key (report=key), without a
+// Retry-After, on a queue fair by turns whose tenant has an adaptive cap
+// (most reports fall in a window that already cut it, as a burst of
+// correlated throttles does). Its allocs/op is the rule of zero
+// allocations per report.
+func BenchmarkThrottled(b *testing.B) {
+	for _, report := range []string{"item", "key"} {
+		b.Run("report="+report, func(b *testing.B) {
+			q := actor.New(actor.Config[int]{
+				Fairness:    func(int) []string { return []string{"acct"} },
+				LevelLimits: []actor.LevelLimit{{Adaptive: actor.AdaptiveCap{Max: 64, Window: time.Millisecond}}},
+			})
+			defer q.ShutDown()
+			q.Add(1)
+			item, _ := q.Get()
+			keys := []string{"acct"}
+			b.ReportAllocs()
+			for b.Loop() {
+				var err error
+				if report == "item" {
+					err = q.Throttled(item, time.Time{})
+				} else {
+					err = q.ThrottledKey(keys, time.Time{})
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			q.Done(item)
 		})
 	}
 }

@@ -25,7 +25,12 @@
 //     items as the snapshot lists them (see above: in hand-out order in
 //     a FIFO queue), the processing ones longest first, the
 //     delayed ones earliest deadline first, each with its state,
-//     priority, fairness keys, age, requeues and deadline.
+//     priority, fairness keys, age, requeues and deadline. With fairness
+//     it also shows the keys held back (waiting for a token or a pause's
+//     end, or at their caps) and the keys whose adaptive caps learnt
+//     something (a cap not at its start, or a throttle): each one's key
+//     path, cap, items processing, min, max and start, throttles, and
+//     when the cap last fell.
 //   - ?format=json gives the same as JSON: the index a list of [Summary],
 //     the queue page the [actor.Snapshot] (items as encoding/json encodes
 //     them; ages and durations in nanoseconds). format=html is the

@@ -470,3 +470,53 @@ func TestHeldKeys(t *testing.T) {
 		)
 	})
 }
+
+// TestAdaptiveKeys: the queue page shows each key whose adaptive cap
+// learnt something: one throttle at 250ms brings the cap of "api" from 4
+// to min(4−1, ⌊4·0.9⌋) = 3; "quiet" learnt nothing and is not shown.
+func TestAdaptiveKeys(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now().UTC().Round(0)
+		adaptive := actor.AdaptiveCap{Min: 2, Max: 4, Window: time.Second}
+		q := actor.New(actor.Config[string]{
+			Name:     "adaptive",
+			Fairness: func(s string) []string { return []string{strings.SplitN(s, "/", 2)[0]} },
+			KeyLimits: []actor.KeyLimit{
+				{Keys: []string{"api"}, Adaptive: adaptive},
+				{Keys: []string{"quiet"}, Adaptive: adaptive},
+			},
+		})
+		defer q.ShutDown()
+		for _, item := range []string{"api/1", "api/2", "quiet/1"} {
+			q.Add(item)
+		}
+		for range 2 { // api/1 and quiet/1
+			if _, shutdown := q.Get(); shutdown {
+				t.Fatal("shut down")
+			}
+		}
+		time.Sleep(250 * time.Millisecond)
+		if err := q.Throttled("api/1", time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond)
+		id := idOf(t, "adaptive")
+		var got actor.Snapshot[string]
+		decode(t, fmt.Sprintf("/queue?id=%d&format=json", id), &got)
+		want := []actor.AdaptiveKey{{
+			Keys: []string{"api"}, Cap: 3, Processing: 1, Min: 2, Max: 4, Start: 4,
+			Throttles: 1, LastDecrease: start.Add(250 * time.Millisecond),
+		}}
+		if !reflect.DeepEqual(got.AdaptiveKeys, want) {
+			t.Errorf("adaptive keys =\n%s\nwant\n%s", js(got.AdaptiveKeys), js(want))
+		}
+		page := get(t, fmt.Sprintf("/queue?id=%d", id))
+		contains(t, page,
+			`<table id="adaptive-keys">`,
+			`<tr><td>api</td><td class="n">3</td><td class="n">1</td><td class="n">2</td><td class="n">4</td><td class="n">4</td><td class="n">1</td><td><time datetime="2000-01-01T00:00:00.25Z">500ms ago</time></td></tr>`,
+		)
+		if strings.Contains(page, `<tr><td>quiet</td><td class="n">`) {
+			t.Errorf("page shows the key quiet, which learnt nothing:\n%s", page)
+		}
+	})
+}

@@ -69,6 +69,18 @@ func due(deadline, taken time.Time) string {
 	}
 }
 
+// ago formats t as a time before taken, "" if it is zero.
+func ago(t, taken time.Time) string {
+	switch d := taken.Sub(t); {
+	case t.IsZero():
+		return ""
+	case d <= 0:
+		return "now"
+	default:
+		return age(d) + " ago"
+	}
+}
+
 // itemRows are the rows of one item table: the items, and the instant of
 // their snapshot, from which deadlines are shown as delays.
 type itemRows struct {
@@ -80,6 +92,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"age":    age,
 	"optAge": optAge,
 	"due":    due,
+	"ago":    ago,
 	"item":   func(v any) string { return fmt.Sprintf("%v", v) },
 	"keys":   func(k []string) string { return strings.Join(k, " / ") },
 	"stamp":  func(t time.Time) string { return t.Format("2006-01-02 15:04:05.000 MST") },
@@ -160,6 +173,15 @@ input { width: 6em; }
 {{range .}}<tr><td>{{keys .Keys}}</td><td>{{if eq .Why "cap"}}at its cap{{else if eq .Why "token"}}waiting for a token{{else}}paused{{end}}</td><td>{{if not .Until.IsZero}}<time datetime="{{exact .Until}}">{{due .Until $.Snapshot.Taken}}</time>{{end}}</td></tr>
 {{end}}</tbody>
 </table></div>
+{{end}}
+{{with .AdaptiveKeys}}<h2>Adaptive caps <small>keys whose caps learnt from throttles, by path</small></h2>
+<div class="scroll"><table id="adaptive-keys">
+<thead><tr><th>Keys</th><th class="n">Cap</th><th class="n">Processing</th><th class="n">Min</th><th class="n">Max</th><th class="n">Start</th><th class="n">Throttles</th><th>Last decrease</th></tr></thead>
+<tbody>
+{{range .}}<tr><td>{{keys .Keys}}</td><td class="n">{{.Cap}}</td><td class="n">{{.Processing}}</td><td class="n">{{.Min}}</td><td class="n">{{.Max}}</td><td class="n">{{.Start}}</td><td class="n">{{.Throttles}}</td><td>{{if not .LastDecrease.IsZero}}<time datetime="{{exact .LastDecrease}}">{{ago .LastDecrease $.Snapshot.Taken}}</time>{{end}}</td></tr>
+{{end}}</tbody>
+</table></div>
+<p class="note">Cap: the most items of the key processing at once, as learnt: it falls at most once a window when a worker reports a throttle, grows by 1 after a window without one in which the key's processing reached half of it, and drifts back to Start while the key is idle. Throttles: those reported since the queue began to remember the key.</p>
 {{end}}
 <p class="note">Age: how long the item has been ready (since its deadline, for one made ready by it) or, if it is processing, since it was handed out; none for an item waiting on a delay. Requeues: its count in the queue's rate limiter. Deadline: when a delayed item becomes ready, from the instant the snapshot was taken.</p>
 <form method="get" action="queue"><input type="hidden" name="id" value="{{$.ID}}">

@@ -21,6 +21,8 @@ const (
 	keyDepthKey       = "key_depth"
 	keyProcessingKey  = "key_processing"
 	keyHeldKey        = "key_held_items"
+	keyCapKey         = "key_cap"
+	keyThrottlesKey   = "key_throttles"
 )
 
 // Help texts shared by both flavours.
@@ -33,6 +35,8 @@ const (
 	helpKeyDepth     = "Current number of items ready in workqueue, per first-level fairness key (the busiest keys; the rest under key=\"other\")"
 	helpKeyProc      = "Current number of items being processed from workqueue, per first-level fairness key (the busiest keys; the rest under key=\"other\")"
 	helpKeyHeld      = "Current number of items ready in workqueue and held back, per first-level fairness key (the busiest keys) and reason: cap (the key is at its cap) or rate (it waits for a token of its rate, or the end of a pause)"
+	helpKeyCap       = "Current cap learnt by the adaptive cap of each first-level fairness key that has one (the busiest keys)"
+	helpKeyThrottles = "Number of throttles reported for each first-level fairness key with an adaptive cap (the busiest keys) while workqueue remembers the key"
 )
 
 // flavour is one set of definitions of the seven client-go workqueue
@@ -104,6 +108,8 @@ type collectors struct {
 	keyDepth       *prometheus.GaugeVec
 	keyProcessing  *prometheus.GaugeVec
 	keyHeld        *prometheus.GaugeVec
+	keyCap         *prometheus.GaugeVec
+	keyThrottles   *prometheus.GaugeVec
 }
 
 // newCollectors makes, but does not register, the collectors of f.
@@ -131,5 +137,7 @@ func (f flavour) newCollectors() collectors {
 		keyDepth:       gauge(keyDepthKey, helpKeyDepth, append(slices.Clip(f.labels), "key")),
 		keyProcessing:  gauge(keyProcessingKey, helpKeyProc, append(slices.Clip(f.labels), "key")),
 		keyHeld:        gauge(keyHeldKey, helpKeyHeld, append(slices.Clip(f.labels), "reason", "key")),
+		keyCap:         gauge(keyCapKey, helpKeyCap, append(slices.Clip(f.labels), "key")),
+		keyThrottles:   gauge(keyThrottlesKey, helpKeyThrottles, append(slices.Clip(f.labels), "key")),
 	}
 }

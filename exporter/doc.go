@@ -10,7 +10,10 @@
 //     queues share the collectors controller-runtime registers in its
 //     metrics.Registry.
 //   - Both add workqueue_delayed_items, the number of items waiting on a
-//     delay, which client-go does not report.
+//     delay, which client-go does not report, and for a queue with
+//     fairness per-key gauges: workqueue_key_depth,
+//     workqueue_key_processing, workqueue_key_held_items, and for keys
+//     with an adaptive cap workqueue_key_cap and workqueue_key_throttles.
 //   - Registering into a registry that already holds identical collectors
 //     reuses them instead of failing.
 //
@@ -24,7 +27,8 @@
 // [New], [NewControllerRuntime] and the series with client-go's and
 // controller-runtime's names are stable from v0.1.0 on (the README's
 // "Stability"); the per-key series (workqueue_key_depth,
-// workqueue_key_processing, workqueue_key_held_items) and the methods
+// workqueue_key_processing, workqueue_key_held_items, workqueue_key_cap,
+// workqueue_key_throttles) and the methods
 // that make them are experimental until v1, as package actor's per-key
 // gauges are.
 package exporter

@@ -475,3 +475,48 @@ workqueue_key_processing{key="other",name="jobs"} 0
 		}
 	})
 }
+
+// TestKeyAdaptiveGauges: a key with an adaptive cap shows the cap it has
+// learnt and the throttles reported for it. One throttle brings a cap
+// of 4 to min(4−1, ⌊4·0.9⌋) = 3; the gauges show it at the refresh after
+// the hand-out, 500ms on, within the 1s window (no growth: 1 processing
+// is under half the cap).
+func TestKeyAdaptiveGauges(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		p, err := exporter.New(reg)
+		if err != nil {
+			t.Fatalf("New() error = %v", err)
+		}
+		q := actor.New(actor.Config[string]{
+			Name:            "jobs",
+			MetricsProvider: p,
+			Fairness:        func(item string) []string { return []string{item[:1]} },
+			KeyLimits:       []actor.KeyLimit{{Keys: []string{"a"}, Adaptive: actor.AdaptiveCap{Max: 4, Window: time.Second}}},
+		})
+		defer q.ShutDown()
+		q.Add("a1")
+		get(t, q, "a1")
+		if err := q.Throttled("a1", time.Time{}); err != nil {
+			t.Fatalf("Throttled() error = %v", err)
+		}
+		time.Sleep(500 * time.Millisecond)
+		synctest.Wait() // the owner's refresh at that instant
+		want := `# HELP workqueue_key_cap Current cap learnt by the adaptive cap of each first-level fairness key that has one (the busiest keys)
+# TYPE workqueue_key_cap gauge
+workqueue_key_cap{key="a",name="jobs"} 3
+# HELP workqueue_key_throttles Number of throttles reported for each first-level fairness key with an adaptive cap (the busiest keys) while workqueue remembers the key
+# TYPE workqueue_key_throttles gauge
+workqueue_key_throttles{key="a",name="jobs"} 1
+`
+		if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "workqueue_key_cap", "workqueue_key_throttles"); err != nil {
+			t.Error(err)
+		}
+		q.Done("a1")
+		time.Sleep(500 * time.Millisecond)
+		synctest.Wait() // the owner's refresh at that instant
+		if n, err := testutil.GatherAndCount(reg, "workqueue_key_cap", "workqueue_key_throttles"); err != nil || n != 0 {
+			t.Errorf("series after the key's items were done: %d, %v; want none", n, err)
+		}
+	})
+}

@@ -10,6 +10,8 @@ import (
 )
 
 // A Provider is an [actor.MetricsProvider] and [actor.DelayedMetricsProvider]
+// (and, for the per-key gauges, an [actor.KeyMetricsProvider],
+// [actor.KeyHeldMetricsProvider] and [actor.KeyAdaptiveMetricsProvider])
 // that records a queue's metrics in Prometheus collectors, one series per
 // queue name. Give it to a queue in [actor.Config].MetricsProvider or
 // process-wide with [actor.SetProvider]; only named queues record.
@@ -23,9 +25,11 @@ type Provider struct {
 }
 
 var (
-	_ actor.MetricsProvider        = (*Provider)(nil)
-	_ actor.DelayedMetricsProvider = (*Provider)(nil)
-	_ actor.KeyMetricsProvider     = (*Provider)(nil)
+	_ actor.MetricsProvider            = (*Provider)(nil)
+	_ actor.DelayedMetricsProvider     = (*Provider)(nil)
+	_ actor.KeyMetricsProvider         = (*Provider)(nil)
+	_ actor.KeyHeldMetricsProvider     = (*Provider)(nil)
+	_ actor.KeyAdaptiveMetricsProvider = (*Provider)(nil)
 )
 
 // New registers the workqueue metrics in reg, as client-go's standard
@@ -42,13 +46,19 @@ var (
 //	workqueue_delayed_items                      gauge      {name}
 //	workqueue_key_depth                          gauge      {name, key}
 //	workqueue_key_processing                     gauge      {name, key}
+//	workqueue_key_held_items                     gauge      {name, reason, key}
+//	workqueue_key_cap                            gauge      {name, key}
+//	workqueue_key_throttles                      gauge      {name, key}
 //
-// The last three are actorq's own: the number of items waiting on a
+// The last six are actorq's own: the number of items waiting on a
 // delay, and for a queue with fairness the items ready and processing per
 // first-level key (see [actor.KeyMetricsProvider]: the busiest keys, the
-// rest summed under key="other"). client-go and controller-runtime have no
-// per-key metrics; the depth cannot take a key label, since one name has
-// one set of labels in a registry.
+// rest summed under key="other"), the ready items held back by reason
+// ([actor.KeyHeldMetricsProvider]), and for a key with an adaptive cap the
+// cap it has learnt and the throttles reported for it
+// ([actor.KeyAdaptiveMetricsProvider]). client-go and controller-runtime
+// have no per-key metrics; the depth cannot take a key label, since one
+// name has one set of labels in a registry.
 // A nil reg means [prometheus.DefaultRegisterer].
 //
 // Where reg already holds an identical collector (an earlier New on the
@@ -88,6 +98,8 @@ func newProvider(reg prometheus.Registerer, f flavour) (*Provider, error) {
 	use(&r, reg, &c.keyDepth)
 	use(&r, reg, &c.keyProcessing)
 	use(&r, reg, &c.keyHeld)
+	use(&r, reg, &c.keyCap)
+	use(&r, reg, &c.keyThrottles)
 	if r.err != nil {
 		r.undo(reg)
 		return nil, r.err
@@ -200,6 +212,23 @@ func (p *Provider) NewKeyProcessingMetric(name string) actor.KeyGaugeMetric {
 // Experimental: the per-key gauges may change before v1.
 func (p *Provider) NewKeyHeldMetric(name, reason string) actor.KeyGaugeMetric {
 	return keyGauge{p.c.keyHeld, append(p.f.values(name), reason)}
+}
+
+// NewKeyCapMetric returns the workqueue_key_cap series of the queue
+// name, by key: the cap each key with an adaptive cap has learnt.
+//
+// Experimental: the per-key gauges may change before v1.
+func (p *Provider) NewKeyCapMetric(name string) actor.KeyGaugeMetric {
+	return keyGauge{p.c.keyCap, p.f.values(name)}
+}
+
+// NewKeyThrottlesMetric returns the workqueue_key_throttles series of the
+// queue name, by key: the throttles reported for each key with an
+// adaptive cap while the queue remembers the key.
+//
+// Experimental: the per-key gauges may change before v1.
+func (p *Provider) NewKeyThrottlesMetric(name string) actor.KeyGaugeMetric {
+	return keyGauge{p.c.keyThrottles, p.f.values(name)}
 }
 
 // keyGauge is the series of one queue in a gauge vector with a key label.

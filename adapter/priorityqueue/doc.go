@@ -20,8 +20,8 @@
 //		Complete(r)
 //
 // [NewQueue] makes the queue controller-runtime's default NewQueue makes,
-// with the rate limiter the controller passes. For fairness or a
-// starvation bound, use [NewQueueFunc] with a [Config].
+// with the rate limiter the controller passes. For fairness, flow
+// control or a starvation bound, use [NewQueueFunc] with a [Config].
 //
 // The queue keeps controller-runtime's rules:
 //
@@ -40,6 +40,25 @@
 //     positive delay counts as a retry in the metrics.
 //   - Shutdown: adds are ignored once ShutDown was called, and the rate
 //     limiter is not asked.
+//
+// # Flow control
+//
+// With Fairness, Config's KeyLimits and LevelLimits cap, weigh and rate
+// each key's items, and a cap may be adaptive (actor.AdaptiveCap): it
+// learns a key's limit from the throttles its workers report. A
+// reconciler reaches its queue as it reaches [KeyLimiter] (SetKeyLimit,
+// PauseKey): it keeps the queue its controller's NewQueue makes, and
+// asserts [Throttler] on it to report a 429 for its request (Throttled)
+// or for a key (ThrottledKey), from its own goroutine, although it never
+// calls Done:
+//
+//	NewQueue: func(name string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
+//		r.queue = priorityqueue.NewQueueFunc(cfg)(name, rl)
+//		return r.queue
+//	},
+//
+//	// In Reconcile, on a 429 with a Retry-After:
+//	err := r.queue.(priorityqueue.Throttler[reconcile.Request]).Throttled(req, time.Now().Add(retryAfter))
 //
 // # Metrics
 //
@@ -112,8 +131,8 @@
 // up in an actorq minor release, once controller-runtime's own
 // priority-queue tests pass against this package; CHANGELOG.md names it.
 // [Config]'s Fairness and StarvationBound, [NewWithConfig] and
-// [NewQueueFunc] are stable; flow control ([KeyLimiter], Config's
-// KeyLimits, LevelLimits, FairByWorkTime and KeyMetricsLimit) is
+// [NewQueueFunc] are stable; flow control ([KeyLimiter], [Throttler],
+// Config's KeyLimits, LevelLimits, FairByWorkTime and KeyMetricsLimit) is
 // experimental until v1, as in package actor. See the README's
 // "Stability".
 package priorityqueue

@@ -28,7 +28,10 @@ import (
 // sent while the queue's first reconciles wait, so the queue holds them
 // all before the workers start; work says how long each reconcile takes.
 // After every reconcile, stop looks at what happened so far; the
-// controller stops once it returns true. tenants returns what happened.
+// controller stops once it returns true. If report is set, each
+// reconcile calls it with the queue and its request before its work, as
+// a reconciler that reports to the queue does. tenants returns what
+// happened.
 type tenants struct {
 	t      *testing.T
 	name   string
@@ -36,6 +39,7 @@ type tenants struct {
 	events []object
 	work   func(req reconcile.Request) time.Duration
 	stop   func(h *history) bool
+	report func(q workqueue.TypedRateLimitingInterface[reconcile.Request], req reconcile.Request)
 }
 
 // history is what the reconciles did, per tenant: the hand-outs in the
@@ -101,7 +105,11 @@ func (c tenants) runInBubble(t *testing.T) *history {
 		if h.first.IsZero() {
 			h.first = start
 		}
+		q := queue
 		mu.Unlock()
+		if c.report != nil {
+			c.report(q, req)
+		}
 		time.Sleep(c.work(req))
 		mu.Lock()
 		defer mu.Unlock()
@@ -344,5 +352,76 @@ func TestControllerRuntimeKeyRate(t *testing.T) {
 	}
 	if want := 1 + int(elapsed/(100*time.Millisecond)); started["noisy"] != want {
 		t.Errorf("noisy started %d reconciles in %v; want %d (a burst of 1, then 10 a second)", started["noisy"], elapsed, want)
+	}
+}
+
+// TestControllerRuntimeThrottled: a reconciler, which never calls Done,
+// reports a throttle of every slow item it works on through
+// priorityqueue.Throttler. slow's adaptive cap starts at 4, so the
+// workers start with 4 of slow's items and 4 of t1's; the first report
+// lowers the cap to 3 for the window (longer than the run), so once
+// slow's first 4 finish, at 10 ms, slow gets 3 workers and t1 the 5
+// left: t1's last 60 items of 1 ms take 12 ms more. With a cap of 4,
+// they would take 15 ms.
+func TestControllerRuntimeThrottled(t *testing.T) {
+	const (
+		slowWork  = 10 * time.Millisecond
+		otherWork = time.Millisecond
+		others    = 100
+	)
+	var events []object
+	events = append(events, tenantEvents("slow", 100)...)
+	events = append(events, tenantEvents("t1", others)...)
+	var (
+		mu   sync.Mutex
+		errs []error
+		last actor.AdaptiveKey
+	)
+	h := tenants{
+		t:    t,
+		name: "pq-throttled",
+		cfg: priorityqueue.Config[reconcile.Request]{
+			Fairness: byTenant,
+			KeyLimits: []actor.KeyLimit{{Keys: []string{"slow"},
+				Adaptive: actor.AdaptiveCap{Max: 4, Window: time.Minute}}},
+		},
+		events: events,
+		work: func(req reconcile.Request) time.Duration {
+			if req.Namespace == "slow" {
+				return slowWork
+			}
+			return otherWork
+		},
+		stop: func(h *history) bool { return h.finished["t1"] == others },
+		report: func(q workqueue.TypedRateLimitingInterface[reconcile.Request], req reconcile.Request) {
+			if req.Namespace != "slow" {
+				return
+			}
+			err := q.(priorityqueue.Throttler[reconcile.Request]).Throttled(req, time.Time{})
+			s := priorityqueue.SnapshotOf(q.(priorityqueue.PriorityQueue[reconcile.Request]), 8)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+			}
+			// Reports made at one instant take their snapshots and the
+			// lock in either order: keep the latest snapshot.
+			if len(s.AdaptiveKeys) == 1 && s.AdaptiveKeys[0].Throttles >= last.Throttles {
+				last = s.AdaptiveKeys[0]
+			}
+		},
+	}.run()
+	if len(errs) > 0 {
+		t.Fatalf("Throttled() = %v; want nil", errs[0])
+	}
+	if want := 12*otherWork + slowWork; h.stoppedAt.Sub(h.first) != want {
+		t.Errorf("t1's %d items took %v; want %v (5 workers once slow's first 4 finish)", others, h.stoppedAt.Sub(h.first), want)
+	}
+	// slow's first 4, the 3 started at 10 ms and the 3 at 20 ms.
+	if h.finished["slow"] != 7 || len(h.started) != 3 {
+		t.Errorf("slow finished %d items, %d running at the stop; want 7, 3", h.finished["slow"], len(h.started))
+	}
+	if last.Cap != 3 || last.Throttles != 10 {
+		t.Errorf("slow's adaptive cap at the last report: %+v; want cap 3 after 10 throttles", last)
 	}
 }

@@ -60,6 +60,8 @@ type Config[T comparable] struct {
 	// second (a rate and a burst: "each tenant at most 50 a second");
 	// LevelLimits give every key of a level such limits without a list of
 	// keys; FairByWorkTime shares the workers' time rather than turns.
+	// A limit's Adaptive cap (actor.AdaptiveCap) learns the key's cap from
+	// the throttles its workers report through [Throttler].
 	// They need Fairness; see actor.KeyLimit, actor.Config.LevelLimits and
 	// actor.Config.FairByWorkTime. A queue's limits change, and a key is
 	// paused until an instant (a 429 with Retry-After), while it runs
@@ -99,6 +101,31 @@ type KeyLimiter interface {
 	PauseKey(keys []string, until time.Time) error
 }
 
+// Throttler is implemented by the queues of this package: Throttled
+// reports that an item being processed was throttled (a 429, a "rate
+// exceeded"), and ThrottledKey that a fairness key was; the adaptive caps
+// (actor.AdaptiveCap, in Config's KeyLimits and LevelLimits) of the keys
+// fall, at most once a window, and with a retryAfter after now the keys
+// are also paused until then. Any goroutine may report, a reconciler too,
+// which never calls Done itself (the controller does); both return once
+// the report is in effect, and return an error if the queue has no
+// Fairness (see actor.Queue.Throttled and actor.Queue.ThrottledKey).
+// Reach it with a type assertion, as [KeyLimiter]:
+//
+//	err := q.(priorityqueue.Throttler[reconcile.Request]).Throttled(req, retryAfter)
+//
+// It is not part of KeyLimiter because Throttled takes the item, so the
+// interface has the item's type as a parameter: a generic KeyLimiter
+// would break every assertion written for it. The two also serve
+// different callers: KeyLimiter sets limits, Throttler is a worker's
+// report.
+//
+// Experimental: flow control may change before v1.
+type Throttler[T comparable] interface {
+	Throttled(item T, retryAfter time.Time) error
+	ThrottledKey(keys []string, retryAfter time.Time) error
+}
+
 // New returns a priority queue named name (its metrics' name; an empty
 // name records no metrics), configured by the option functions o, as
 // controller-runtime's New does. Its one goroutine has done its last work
@@ -108,9 +135,11 @@ func New[T comparable](name string, o ...Opt[T]) PriorityQueue[T] {
 }
 
 // NewWithConfig is [New] with actorq's additions: fairness across keys,
-// with caps and weights, and a starvation bound. It panics, in the
-// caller's goroutine, if cfg has key limits or fairness by work time
-// without Fairness, or a limit that is not valid.
+// with caps, weights, rates and adaptive caps, and a starvation bound.
+// It panics, in the caller's goroutine, if cfg has key or level limits
+// (adaptive caps among them) or fairness by work time without Fairness,
+// or a limit that is not valid (actor.KeyLimit.Check,
+// actor.LevelLimit.Check), with package actor's message.
 func NewWithConfig[T comparable](name string, cfg Config[T], o ...Opt[T]) PriorityQueue[T] {
 	opts := &Opts[T]{}
 	for _, f := range o {
@@ -230,6 +259,16 @@ func (q *queue[T]) SetKeyLimit(l actor.KeyLimit) error { return q.q.SetKeyLimit(
 
 // PauseKey implements [KeyLimiter].
 func (q *queue[T]) PauseKey(keys []string, until time.Time) error { return q.q.PauseKey(keys, until) }
+
+// Throttled implements [Throttler].
+func (q *queue[T]) Throttled(item T, retryAfter time.Time) error {
+	return q.q.Throttled(item, retryAfter)
+}
+
+// ThrottledKey implements [Throttler].
+func (q *queue[T]) ThrottledKey(keys []string, retryAfter time.Time) error {
+	return q.q.ThrottledKey(keys, retryAfter)
+}
 
 // Items implements adapter.Extras.
 func (q *queue[T]) Items() <-chan T { return q.q.Items() }

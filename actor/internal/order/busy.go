@@ -25,6 +25,11 @@ type KeyCount struct {
 	Key        string
 	Ready, Out int
 	Held       string
+	// With an adaptive cap (Adaptive): the cap it has learnt, and the
+	// throttles reported for it.
+	Adaptive  bool
+	Cap       int
+	Throttles uint64
 }
 
 // CountKeys makes the order rank its first-level keys by load, for
@@ -51,6 +56,12 @@ func (o *Prio[T]) Busiest(n int, yield func(KeyCount)) (keys, ready, out int) {
 		}
 		for x := f.nodes; x != nil; x = x.sib {
 			c.Ready += x.n
+		}
+		if a := f.ad; a != nil {
+			if !o.capsOff {
+				o.advanceAdapt(f, o.clock) // a read: the windows since its last event
+			}
+			c.Adaptive, c.Cap, c.Throttles = true, a.cap, a.throttles
 		}
 		yield(c)
 	}

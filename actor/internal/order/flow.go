@@ -43,12 +43,14 @@ type flow[T comparable] struct {
 	load int
 	rank int32
 
-	cap, weight int32   // the most items out at once (0 for no cap); turns per round, at least 1
-	id          uint32  // while items hold it: its id (keyIDs)
-	peak        int32   // the most children since the flow got its map
-	limited     bool    // SetLimit gave it limits other than its level's: kept while it has nothing
-	depth       uint8   // its level: 1 for a first-level key
-	r           *bucket // its rate and pause (rate.go); nil if it never had either
+	cap, weight int32     // the most items out at once (0 for no cap); turns per round, at least 1
+	id          uint32    // while items hold it: its id (keyIDs)
+	peak        int32     // the most children since the flow got its map
+	proc        int32     // items of the key processing (a subset of out)
+	limited     bool      // SetLimit gave it limits other than its level's: kept while it has nothing
+	depth       uint8     // its level: 1 for a first-level key
+	r           *bucket   // its rate and pause (rate.go); nil if it never had either
+	ad          *adaptive // its adaptive cap (adaptive.go); nil if it has none
 }
 
 func (f *flow[T]) idOf() uint32 {
@@ -144,12 +146,19 @@ func (o *Prio[T]) child(f *flow[T], k string) *flow[T] {
 // kept apart (spares.go) for the next flow that gets children, so that
 // spare flows, most of which become keys without children, keep no map.
 func (o *Prio[T]) tidy(f *flow[T]) {
-	for f != nil && f.parent != nil && f.nodes == nil && len(f.children) == 0 && f.out == 0 && f.held == 0 && !f.limited {
+	for f != nil && f.parent != nil && o.keptForNothing(f) {
 		if b := f.r; b != nil && (b.wake != 0 || b.tat > o.clock && !o.capsOff) {
 			if b.wake == 0 {
 				o.wakeAt(f, heap.Key{At: b.tat}) // kept until its bucket is full (rate.go)
 			}
 			return
+		}
+		if a := f.ad; a != nil {
+			if a.advance(o.clock); a.restsAt() > o.clock && !o.capsOff {
+				o.followCap(f) // kept until it has recovered (adaptive.go)
+				return
+			}
+			o.dropAdapt(f)
 		}
 		p := f.parent
 		delete(p.children, f.key)
@@ -170,6 +179,13 @@ func (o *Prio[T]) tidy(f *flow[T]) {
 	}
 }
 
+// keptForNothing reports whether f has nothing of its own that keeps it:
+// no item, no child, no limits of its own. (A bucket that is not full,
+// or an adaptive cap not at rest, may keep it still.)
+func (o *Prio[T]) keptForNothing(f *flow[T]) bool {
+	return f.nodes == nil && len(f.children) == 0 && f.out == 0 && f.held == 0 && !f.limited
+}
+
 // countOut raises the out counts of f's key and of every key above it, as
 // an item of it is popped; tookOut then blocks, in every band, the keys
 // that reached their caps, and by work time moves their nodes to their
@@ -181,6 +197,12 @@ func (o *Prio[T]) countOut(f *flow[T]) {
 	}
 	o.nout++
 	for x := f; x.parent != nil; x = x.parent {
+		if x.ad != nil && !o.capsOff {
+			// Its cap as of the pop, before the pop's own blocking: the
+			// windows since its last event (tookOut settles).
+			x.ad.advance(o.clock)
+			x.cap = int32(x.ad.cap)
+		}
 		x.out++
 	}
 	if o.rated {
@@ -192,6 +214,12 @@ func (o *Prio[T]) tookOut(f *flow[T]) {
 	for x := f; x != nil && x.parent != nil; x = x.parent {
 		if x.cap > 0 && x.out == int(x.cap) && !o.capsOff || x.r != nil && x.r.wait {
 			o.settleFlow(x)
+		}
+		if x.ad != nil && !o.capsOff {
+			o.followCap(x) // blocked now, it waits for a window's end
+			if o.blocked(x) {
+				o.settleFlow(x)
+			}
 		}
 		o.retagFlow(x)
 	}
@@ -251,6 +279,7 @@ func (o *Prio[T]) Finish(key uint32, d int64) {
 			}
 		}
 	}
+	o.stopped(f)
 	o.load(f, -1)
 	o.moveOut(f, -1)
 }
@@ -273,6 +302,9 @@ func (o *Prio[T]) CapsOff() {
 		}
 	}
 	walk(o.flows)
+	for _, f := range slices.Clone(o.learnt) {
+		o.advanceAdapt(f, o.clock) // the adaptive caps as of the shutdown
+	}
 	o.capsOff = true
 	for _, f := range held {
 		o.settleFlow(f)
@@ -281,6 +313,11 @@ func (o *Prio[T]) CapsOff() {
 		f := o.wakes[0].Val
 		o.unwake(f)
 		f.r.wait = false
+		o.tidy(f)
+	}
+	for len(o.adapts) > 0 {
+		f := o.adapts[0].Val
+		o.unwakeAdapt(f)
 		o.tidy(f)
 	}
 }

@@ -12,6 +12,7 @@ type Limit struct {
 	Weight int     // turns per round, or share of work time; 0 means 1
 	Rate   float64 // the most items started a second (rate.go); 0 or infinite for no rate
 	Burst  int     // with a rate: the most items started at one instant, at least 1
+	Adapt  *Adapt  // an adaptive cap (adaptive.go), in place of Cap; nil for none
 }
 
 // SetLimit sets the limits of the key path keys, in place of those of
@@ -31,6 +32,9 @@ func (o *Prio[T]) SetLimit(keys []string, l Limit) {
 	if o.blocked(f) != was {
 		o.settleFlow(f)
 	}
+	if f.ad != nil {
+		o.followCap(f)
+	}
 	o.retagFlow(f)
 	o.tidy(f)
 }
@@ -41,6 +45,12 @@ func (o *Prio[T]) SetLevels(levels []Limit) {
 	o.levels = levels
 	for _, l := range levels {
 		o.rated = o.rated || interval(l.Rate) > 0
+		if a := l.Adapt; a != nil {
+			o.adaptCfg = true
+			// A key of the level has a state from its start unless it
+			// is dormant until its first throttle (setAdapt).
+			o.adaptive = o.adaptive || a.Start != a.Max
+		}
 	}
 }
 
@@ -49,7 +59,8 @@ func (o *Prio[T]) SetLevels(levels []Limit) {
 func (l Limit) same(m Limit) bool {
 	tau := interval(l.Rate)
 	return l.Cap == m.Cap && max(l.Weight, 1) == max(m.Weight, 1) && tau == interval(m.Rate) &&
-		(tau == 0 || max(l.Burst, 1) == max(m.Burst, 1))
+		(tau == 0 || max(l.Burst, 1) == max(m.Burst, 1)) &&
+		(l.Adapt == nil) == (m.Adapt == nil) && (l.Adapt == nil || *l.Adapt == *m.Adapt)
 }
 
 // levelLimit returns the limits of the keys of level depth.
@@ -66,4 +77,5 @@ func (o *Prio[T]) limit(f *flow[T], l Limit) {
 	f.weight = int32(min(max(l.Weight, 1), math.MaxInt32))
 	o.setRate(f, l)
 	o.rated = o.rated || f.r != nil
+	o.setAdapt(f, l.Adapt) // its cap follows the adaptive one's
 }

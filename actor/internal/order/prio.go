@@ -75,6 +75,13 @@ type Prio[T comparable] struct {
 	clock   int64         // the latest instant of a Pop or Tick
 	wakes   []wakeItem[T] // the keys whose buckets are not full, or that wait
 	wakeSeq uint64        // the last Seq given in wakes
+
+	// Adaptive caps (adaptive.go).
+	adaptive  bool           // a key has or had an adaptive cap's state: the transport dates its events
+	adaptCfg  bool           // a key has or may get an adaptive cap: Throttle looks for them
+	adapts    []adaptItem[T] // the heap of window ends
+	learnt    []*flow[T]     // the keys whose adaptive caps learnt something
+	dueAdapts []*flow[T]     // tickAdapt's keys of one instant
 }
 
 // band is the items of one priority.

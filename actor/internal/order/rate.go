@@ -173,12 +173,16 @@ func (o *Prio[T]) placedWakes(i, j int) {
 }
 
 // NextWake returns the earliest instant at which a key's bucket or pause
-// changes, if any: the transport calls Tick then.
+// changes, or a window of an adaptive cap ends (adaptive.go), if any: the
+// transport calls Tick then.
 func (o *Prio[T]) NextWake() (int64, bool) {
-	if len(o.wakes) == 0 {
-		return 0, false
+	switch {
+	case len(o.adapts) > 0 && (len(o.wakes) == 0 || o.adapts[0].At < o.wakes[0].At):
+		return o.adapts[0].At, true // a window's end (adaptive.go)
+	case len(o.wakes) > 0:
+		return o.wakes[0].At, true
 	}
-	return o.wakes[0].At, true
+	return 0, false
 }
 
 // Tick moves the order's clock to now (never back): every key that may
@@ -190,6 +194,9 @@ func (o *Prio[T]) Tick(now int64) {
 	o.clock = max(o.clock, now)
 	if len(o.wakes) > 0 && o.wakes[0].At <= o.clock {
 		o.tick()
+	}
+	if len(o.adapts) > 0 && o.adapts[0].At <= o.clock {
+		o.tickAdapt()
 	}
 }
 
@@ -222,6 +229,11 @@ func (o *Prio[T]) Pause(keys []string, until int64) {
 	for _, k := range keys {
 		f = o.child(f, k)
 	}
+	o.pauseFlow(f, until)
+}
+
+// pauseFlow is Pause for the key of f.
+func (o *Prio[T]) pauseFlow(f *flow[T], until int64) {
 	if f.r == nil {
 		f.r = &bucket{burst: 1}
 	}

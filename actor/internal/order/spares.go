@@ -37,16 +37,19 @@ type spares[T comparable] struct {
 	kids  []*kids[T]
 	maps  []map[string]*flow[T]
 	flows []*flow[T]
+	// adaptive caps' states (adaptive.go)
+	adapts []*adaptive
 }
 
-// fresh are nodes and flows allocated a batch at a time, not handed out
-// yet, and how many the order allocated so far (a batch is as big as
-// that, from minBatch objects to what fits in batchBytes with the
+// fresh are nodes, flows and adaptive caps' states allocated a batch at
+// a time, not handed out yet, and how many the order allocated so far (a
+// batch is as big as that, from minBatch objects to what fits in batchBytes with the
 // allocator's header, so that no size class is wasted).
 type fresh[T comparable] struct {
-	nodes []node[T]
-	flows []flow[T]
-	made  int
+	nodes  []node[T]
+	flows  []flow[T]
+	adapts []adaptive
+	made   int
 }
 
 const minBatch, batchBytes = 4, 8192 - 16
@@ -72,7 +75,7 @@ func (s *spares[T]) big() bool {
 			return true
 		}
 	}
-	return max(len(s.nodes), len(s.kids), len(s.maps), len(s.flows)) >= maxSpareNodes
+	return max(len(s.nodes), len(s.kids), len(s.maps), len(s.flows), len(s.adapts)) >= maxSpareNodes
 }
 
 // put adds what t keeps to s, each list within limit (bands: maxSpare).
@@ -82,6 +85,7 @@ func (s *spares[T]) put(t *spares[T], limit int) {
 	s.kids = appendSpares(s.kids, t.kids, limit)
 	s.maps = appendSpares(s.maps, t.maps, limit)
 	s.flows = appendSpares(s.flows, t.flows, limit)
+	s.adapts = appendSpares(s.adapts, t.adapts, limit)
 }
 
 func appendSpares[E any](s, t []E, limit int) []E {
@@ -180,13 +184,23 @@ func (o *Prio[T]) newBandObject() *band[T] {
 	return &band[T]{}
 }
 
-// keepNode, keepFlow, keepKids, keepChildren and keepBand keep an
+// newAdaptiveObject returns an adaptive cap's state to reset: a spare
+// one, or a new one.
+func (o *Prio[T]) newAdaptiveObject() *adaptive {
+	if a, ok := takeSpare(spare(o, &o.sp.adapts)); ok {
+		return a
+	}
+	return alloc(&o.fresh.adapts, &o.fresh.made)
+}
+
+// keepNode, keepFlow, keepAdaptive, keepKids, keepChildren and keepBand keep an
 // object, reset, as a spare if its list has room.
 func (o *Prio[T]) keepNode(x *node[T])                { keepSpare(&o.sp.nodes, x, o.spareLimit()) }
 func (o *Prio[T]) keepFlow(f *flow[T])                { keepSpare(&o.sp.flows, f, o.spareLimit()) }
 func (o *Prio[T]) keepKids(k *kids[T])                { keepSpare(&o.sp.kids, k, o.spareLimit()) }
 func (o *Prio[T]) keepChildren(m map[string]*flow[T]) { keepSpare(&o.sp.maps, m, o.spareLimit()) }
 func (o *Prio[T]) keepBand(b *band[T])                { keepSpare(&o.sp.bands, b, maxSpare) }
+func (o *Prio[T]) keepAdaptive(a *adaptive)           { keepSpare(&o.sp.adapts, a, o.spareLimit()) }
 
 // spare returns *list after taking back the spares held weakly, if it is
 // empty and some are.

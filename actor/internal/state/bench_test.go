@@ -100,6 +100,7 @@ func BenchmarkFairLane(b *testing.B) {
 		{name: "work/keys=10000", keys: 10_000, byWork: true},
 		{name: "unboundcap/keys=100", keys: 100, level: order.Limit{Cap: 1 << 20}},
 		{name: "unboundrate/keys=100", keys: 100, level: order.Limit{Rate: 1e12, Burst: 1 << 20}},
+		{name: "unboundadaptive/keys=100", keys: 100, level: order.Limit{Adapt: &order.Adapt{Min: 1, Max: 1 << 20, Start: 1 << 20, Backoff: 0.9, Window: 1e9}}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			keys := make([][]string, c.keys)

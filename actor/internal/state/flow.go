@@ -56,6 +56,8 @@ func CheckLimit(l order.Limit) error {
 		return fmt.Errorf("rate %v with a burst of 0: no item could ever start (a burst is at least 1)", l.Rate)
 	case l.Rate > 0 && l.Rate < math.MaxFloat64 && float64(l.Burst)/l.Rate*1e9 >= maxBucket:
 		return fmt.Errorf("rate %v with burst %d: the bucket takes over a hundred years to fill", l.Rate, l.Burst)
+	case l.Adapt != nil && l.Cap != 0:
+		return fmt.Errorf("cap %d with an adaptive cap: the adaptive cap is the key's cap, set one of them", l.Cap)
 	}
 	return nil
 }
@@ -89,6 +91,52 @@ func (q *Queue[T]) Pause(keys []string, until, now int64) {
 // transport must then give every pop the instant it happens, since it
 // spends tokens.
 func (q *Queue[T]) Rated() bool { return q.fair && q.prio.Rated() }
+
+// Adaptive reports whether a key has, or had, an adaptive cap: the
+// transport must then give every hand-out, receive and Done the instant
+// it happens, since they move the cap's windows.
+func (q *Queue[T]) Adaptive() bool { return q.fair && q.prio.Adaptive() }
+
+// Throttle is the event of a throttle reported at instant now for item:
+// the adaptive cap of every key on its path falls, at most once a window
+// (order.Prio's adaptive caps), and with until > now each of those keys,
+// or the item's own key if none has an adaptive cap, is paused until then.
+// A report for an item that is not processing, without fairness, or once
+// shutdown has begun does nothing.
+func (q *Queue[T]) Throttle(item T, now, until int64) {
+	if !q.fair || q.phase != Running {
+		return
+	}
+	e := q.entryOf(item)
+	if !e.status().processing() {
+		return
+	}
+	q.prio.Tick(now)
+	q.throttle(e.key(), nil, now, until)
+}
+
+// ThrottleKey is Throttle for the key path keys, and the adaptive caps on
+// its path: a key the queue does not hold is left alone, and with until
+// > now the key is paused until then.
+func (q *Queue[T]) ThrottleKey(keys []string, now, until int64) {
+	if !q.fair || q.phase != Running {
+		return
+	}
+	q.prio.Tick(now)
+	q.throttle(0, keys, now, until)
+}
+
+// throttle applies a throttle of the key whose id is key (or, if key is
+// 0, of the path keys) at now, and the pause until until.
+func (q *Queue[T]) throttle(key uint32, keys []string, now, until int64) {
+	switch {
+	case q.prio.Throttle(key, keys, now, until) || until <= now:
+	case key != 0:
+		q.prio.Pause(q.prio.Path(key), until)
+	default:
+		q.prio.Pause(keys, until)
+	}
+}
 
 // endWork is the end at instant now of the work of an item whose entry is
 // e, handed out as out: its keys count one item out less, and with

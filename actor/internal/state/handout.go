@@ -54,6 +54,9 @@ func (q *Queue[T]) Received(item T, p order.Place, at int64, seq uint64) {
 	s := q.proc.slot(item, q.proc.hash(item))
 	e := s.e
 	s.e, s.v = e.with(Processing), handed{seq, at}
+	if q.fair {
+		q.prio.Started(e.key(), at)
+	}
 	q.m.get(item, q.prioOf(item, e), at)
 }
 
@@ -67,6 +70,9 @@ func (q *Queue[T]) HandOut(now int64, seq uint64) (item T, p order.Place, ok boo
 	e, h := q.took(item, &p)
 	q.proc.put(item, h, e.with(Processing), handed{seq, now})
 	q.nproc++
+	if q.fair {
+		q.prio.Started(e.key(), now)
+	}
 	q.m.get(item, p.Prio, now)
 	return item, p, true
 }

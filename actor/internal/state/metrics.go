@@ -44,6 +44,9 @@ type MetricSet struct {
 	// The ready items of each of those busiest keys held back at its cap,
 	// and by its rate or a pause.
 	KeyHeldByCap, KeyHeldByRate KeyGauge
+	// The cap each of those busiest keys with an adaptive cap has learnt,
+	// and the throttles reported for it.
+	KeyCap, KeyThrottles KeyGauge
 }
 
 // KeyGauge is a gauge with a key label.
@@ -290,6 +293,9 @@ func (q *Queue[T]) updateKeys() {
 	keys, ready, out := q.prio.Busiest(limit, func(c order.KeyCount) {
 		m.setKey(c.Key, c.Ready, c.Out)
 		m.setHeld(c.Key, c.Ready, c.Held)
+		if c.Adaptive {
+			m.setAdaptive(c.Key, c.Cap, c.Throttles)
+		}
 		shown.Ready += c.Ready
 		shown.Out += c.Out
 	})
@@ -302,7 +308,26 @@ func (q *Queue[T]) updateKeys() {
 			deleteKey(m.s.KeyProcessing, k)
 			deleteKey(m.s.KeyHeldByCap, k)
 			deleteKey(m.s.KeyHeldByRate, k)
+			deleteKey(m.s.KeyCap, k)
+			deleteKey(m.s.KeyThrottles, k)
 		}
+	}
+}
+
+// setAdaptive sets the adaptive-cap gauges of key: the cap it has learnt,
+// and the throttles reported for it.
+func (m *Metrics[T]) setAdaptive(key string, capacity int, throttles uint64) {
+	for _, g := range []struct {
+		g KeyGauge
+		v float64
+	}{{m.s.KeyCap, float64(capacity)}, {m.s.KeyThrottles, float64(throttles)}} {
+		if g.g == nil {
+			continue
+		}
+		func() {
+			defer recoverMetric()
+			g.g.Set(key, g.v)
+		}()
 	}
 }
 

@@ -28,6 +28,10 @@ type Snapshot[T comparable] struct {
 	// for a token or the end of a pause (the earliest first), then those
 	// at their caps on the paths of ReadyItems; n at most.
 	HeldKeys []order.HeldKey
+
+	// Adaptive are keys whose adaptive caps learnt something (a cap not
+	// at its start, or a throttle), by path; n at most.
+	Adaptive []order.LearntCap
 }
 
 // PrioCount is the number of ready items at one priority.
@@ -85,6 +89,9 @@ func (q *Queue[T]) Snapshot(n int) Snapshot[T] {
 	s.ReadyItems = popped[:min(n, len(popped))]
 	q.readyItems(&s, n)
 	q.heldKeys(&s, n)
+	if q.fair {
+		q.prio.Learnt(n, func(c order.LearntCap) { s.Adaptive = append(s.Adaptive, c) })
+	}
 	q.delays.Earliest(n, func(item T, at int64) {
 		is := q.itemSnapshot(item, q.entryOf(item))
 		is.Deadline = at
