@@ -206,9 +206,6 @@ func (a *adaptive) restsAt() int64 {
 	return windowStart(a.win+1+d, a.cfg.Window)
 }
 
-// adaptItem is a key in the heap of window ends.
-type adaptItem[T comparable] = heap.Item[*flow[T]]
-
 // setAdapt gives f the adaptive cap cfg (nil: none), keeping what it
 // learnt if it had the same. A key of a level whose adaptive cap starts
 // at its Max gets no state until its first throttle (dormant): until
@@ -342,47 +339,9 @@ func (o *Prio[T]) rewakeAdapt(f *flow[T]) {
 	}
 }
 
-func (o *Prio[T]) wakeAdaptAt(f *flow[T], at int64) {
-	a := f.ad
-	if a.wake == 0 {
-		o.adapts = append(o.adapts, adaptItem[T]{Key: heap.Key{At: at}, Val: f})
-		a.wake = int32(len(o.adapts))
-		o.placedAdapts(len(o.adapts)-1, heap.Up(o.adapts, len(o.adapts)-1))
-		return
-	}
-	if i := int(a.wake - 1); o.adapts[i].At != at {
-		o.adapts[i].At = at
-		o.placedAdapts(i, heap.Fix(o.adapts, i))
-	}
-}
+func (o *Prio[T]) wakeAdaptAt(f *flow[T], at int64) { o.adapts.set(f, heap.Key{At: at}) }
 
-func (o *Prio[T]) unwakeAdapt(f *flow[T]) {
-	i, last := int(f.ad.wake-1), len(o.adapts)-1
-	o.adapts[i] = o.adapts[last]
-	o.adapts[last] = adaptItem[T]{}
-	o.adapts = o.adapts[:last]
-	f.ad.wake = 0
-	if i < last {
-		o.adapts[i].Val.ad.wake = int32(i + 1)
-		o.placedAdapts(i, heap.Fix(o.adapts, i))
-	}
-	if len(o.adapts) == 0 && cap(o.adapts) > shrinkFloor {
-		o.adapts = nil
-	}
-}
-
-// placedAdapts tells the keys on the path between indices i and j of the
-// heap of window ends, which a sift moved, where they are.
-func (o *Prio[T]) placedAdapts(i, j int) {
-	lo, hi := min(i, j), max(i, j)
-	for {
-		o.adapts[hi].Val.ad.wake = int32(hi + 1)
-		if hi == lo {
-			return
-		}
-		hi = heap.Parent(hi)
-	}
-}
+func (o *Prio[T]) unwakeAdapt(f *flow[T]) { o.adapts.remove(f) }
 
 // tickAdapt applies the window ends due by the order's clock, instant by
 // instant: a key blocked at its cap may grow, and a key that has
@@ -390,11 +349,9 @@ func (o *Prio[T]) placedAdapts(i, j int) {
 // instant go in the order in which keys enter turns together: children
 // before their parents, keys in the order of their paths (postOrder).
 func (o *Prio[T]) tickAdapt() {
-	for len(o.adapts) > 0 && o.adapts[0].At <= o.clock {
-		at := o.adapts[0].At
+	for _, at, ok := o.adapts.due(o.clock); ok; _, at, ok = o.adapts.due(o.clock) {
 		due := o.dueAdapts[:0]
-		for len(o.adapts) > 0 && o.adapts[0].At == at {
-			f := o.adapts[0].Val
+		for f, t, ok := o.adapts.due(at); ok && t == at; f, t, ok = o.adapts.due(at) {
 			o.unwakeAdapt(f)
 			due = append(due, f)
 		}

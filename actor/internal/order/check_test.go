@@ -19,6 +19,11 @@ func (o *Prio[T]) checkFlows(held, out []uint32) error {
 	if o.flows == nil {
 		return nil
 	}
+	for name, h := range map[string]*keyHeap[T]{"wakes": &o.wakes, "window ends": &o.adapts} {
+		if err := h.check(); err != nil {
+			return fmt.Errorf("the heap of %s: %w", name, err)
+		}
+	}
 	if o.nout != len(out) {
 		return fmt.Errorf("nout = %d; %d items out", o.nout, len(out))
 	}
@@ -308,4 +313,18 @@ func (o *Prio[T]) checkEmpty() error {
 		errs = append(errs, fmt.Errorf("busy: %d keys, %d runs, peak %d", len(b.keys), len(b.runs), b.peak))
 	}
 	return errors.Join(errs...)
+}
+
+// check holds h to its invariant: each key knows its place, and no key
+// comes before its parent.
+func (h *keyHeap[T]) check() error {
+	for i, it := range h.items {
+		if p := *h.place(it.Val); p != int32(i+1) {
+			return fmt.Errorf("key %q at %d thinks it is at %d", it.Val.path(), i, p-1)
+		}
+		if q := h.items[heap.Parent(i)].Key; i > 0 && (it.At < q.At || it.At == q.At && it.Seq < q.Seq) {
+			return fmt.Errorf("key %q at %d comes before its parent", it.Val.path(), i)
+		}
+	}
+	return nil
 }

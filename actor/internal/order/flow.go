@@ -309,14 +309,14 @@ func (o *Prio[T]) CapsOff() {
 	for _, f := range held {
 		o.settleFlow(f)
 	}
-	for len(o.wakes) > 0 {
-		f := o.wakes[0].Val
+	for len(o.wakes.items) > 0 {
+		f := o.wakes.items[0].Val
 		o.unwake(f)
 		f.r.wait = false
 		o.tidy(f)
 	}
-	for len(o.adapts) > 0 {
-		f := o.adapts[0].Val
+	for len(o.adapts.items) > 0 {
+		f := o.adapts.items[0].Val
 		o.unwakeAdapt(f)
 		o.tidy(f)
 	}

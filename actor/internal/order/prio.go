@@ -70,18 +70,18 @@ type Prio[T comparable] struct {
 	busy      *busy[T] // the first-level keys by load, if counted (CountKeys)
 
 	// Rates and pauses (rate.go).
-	levels  []Limit       // the limits of the keys of each level without their own
-	rated   bool          // a key has or had a rate or a pause
-	clock   int64         // the latest instant of a Pop or Tick
-	wakes   []wakeItem[T] // the keys whose buckets are not full, or that wait
-	wakeSeq uint64        // the last Seq given in wakes
+	levels  []Limit    // the limits of the keys of each level without their own
+	rated   bool       // a key has or had a rate or a pause
+	clock   int64      // the latest instant of a Pop or Tick
+	wakes   keyHeap[T] // the keys whose buckets are not full, or that wait
+	wakeSeq uint64     // the last Seq given in wakes
 
 	// Adaptive caps (adaptive.go).
-	adaptive  bool           // a key has or had an adaptive cap's state: the transport dates its events
-	adaptCfg  bool           // a key has or may get an adaptive cap: Throttle looks for them
-	adapts    []adaptItem[T] // the heap of window ends
-	learnt    []*flow[T]     // the keys whose adaptive caps learnt something
-	dueAdapts []*flow[T]     // tickAdapt's keys of one instant
+	adaptive  bool       // a key has or had an adaptive cap's state: the transport dates its events
+	adaptCfg  bool       // a key has or may get an adaptive cap: Throttle looks for them
+	adapts    keyHeap[T] // the heap of window ends
+	learnt    []*flow[T] // the keys whose adaptive caps learnt something
+	dueAdapts []*flow[T] // tickAdapt's keys of one instant
 }
 
 // band is the items of one priority.
@@ -110,6 +110,8 @@ const shrinkFloor = 1024
 // (0 for none).
 func NewPrio[T comparable](bound time.Duration) *Prio[T] {
 	o := &Prio[T]{bands: make(map[int]*band[T]), bound: int64(bound)}
+	o.wakes.place = func(f *flow[T]) *int32 { return &f.r.wake }
+	o.adapts.place = func(f *flow[T]) *int32 { return &f.ad.wake }
 	o.ents.timed = bound > 0
 	return o
 }

@@ -57,9 +57,6 @@ type bucket struct {
 	wake    int32  // index in the heap of wakes, plus one; 0 if not in it
 }
 
-// wakeItem is a key in the heap of wakes.
-type wakeItem[T comparable] = heap.Item[*flow[T]]
-
 // interval returns the nanoseconds per item of rate, rounded up; 0 for
 // no rate (0, or infinite: +Inf, or x/time/rate's Inf, the largest
 // float64).
@@ -129,58 +126,20 @@ func (o *Prio[T]) rewake(f *flow[T]) {
 }
 
 // wakeAt puts f in the heap of wakes at k, or moves it there.
-func (o *Prio[T]) wakeAt(f *flow[T], k heap.Key) {
-	b := f.r
-	if b.wake == 0 {
-		o.wakes = append(o.wakes, wakeItem[T]{Key: k, Val: f})
-		b.wake = int32(len(o.wakes))
-		o.placedWakes(len(o.wakes)-1, heap.Up(o.wakes, len(o.wakes)-1))
-		return
-	}
-	if i := int(b.wake - 1); o.wakes[i].Key != k {
-		o.wakes[i].Key = k
-		o.placedWakes(i, heap.Fix(o.wakes, i))
-	}
-}
+func (o *Prio[T]) wakeAt(f *flow[T], k heap.Key) { o.wakes.set(f, k) }
 
 // unwake takes f out of the heap of wakes.
-func (o *Prio[T]) unwake(f *flow[T]) {
-	i, last := int(f.r.wake-1), len(o.wakes)-1
-	o.wakes[i] = o.wakes[last]
-	o.wakes[last] = wakeItem[T]{}
-	o.wakes = o.wakes[:last]
-	f.r.wake = 0
-	if i < last {
-		o.wakes[i].Val.r.wake = int32(i + 1)
-		o.placedWakes(i, heap.Fix(o.wakes, i))
-	}
-	if len(o.wakes) == 0 && cap(o.wakes) > shrinkFloor {
-		o.wakes = nil
-	}
-}
-
-// placedWakes tells the keys on the path between indices i and j of the
-// heap of wakes, which a sift moved, where they are.
-func (o *Prio[T]) placedWakes(i, j int) {
-	lo, hi := min(i, j), max(i, j)
-	for {
-		o.wakes[hi].Val.r.wake = int32(hi + 1)
-		if hi == lo {
-			return
-		}
-		hi = heap.Parent(hi)
-	}
-}
+func (o *Prio[T]) unwake(f *flow[T]) { o.wakes.remove(f) }
 
 // NextWake returns the earliest instant at which a key's bucket or pause
 // changes, or a window of an adaptive cap ends (adaptive.go), if any: the
 // transport calls Tick then.
 func (o *Prio[T]) NextWake() (int64, bool) {
 	switch {
-	case len(o.adapts) > 0 && (len(o.wakes) == 0 || o.adapts[0].At < o.wakes[0].At):
-		return o.adapts[0].At, true // a window's end (adaptive.go)
-	case len(o.wakes) > 0:
-		return o.wakes[0].At, true
+	case len(o.adapts.items) > 0 && (len(o.wakes.items) == 0 || o.adapts.items[0].At < o.wakes.items[0].At):
+		return o.adapts.items[0].At, true // a window's end (adaptive.go)
+	case len(o.wakes.items) > 0:
+		return o.wakes.items[0].At, true
 	}
 	return 0, false
 }
@@ -192,17 +151,16 @@ func (o *Prio[T]) NextWake() (int64, bool) {
 // nothing else keeps is forgotten.
 func (o *Prio[T]) Tick(now int64) {
 	o.clock = max(o.clock, now)
-	if len(o.wakes) > 0 && o.wakes[0].At <= o.clock {
+	if _, _, ok := o.wakes.due(o.clock); ok {
 		o.tick()
 	}
-	if len(o.adapts) > 0 && o.adapts[0].At <= o.clock {
+	if _, _, ok := o.adapts.due(o.clock); ok {
 		o.tickAdapt()
 	}
 }
 
 func (o *Prio[T]) tick() {
-	for len(o.wakes) > 0 && o.wakes[0].At <= o.clock {
-		f := o.wakes[0].Val
+	for f, _, ok := o.wakes.due(o.clock); ok; f, _, ok = o.wakes.due(o.clock) {
 		o.unwake(f)
 		if f.r.wait {
 			f.r.wait = false
@@ -297,11 +255,11 @@ type HeldKey struct {
 // pause, the earliest instant first, in O(n log n) whatever the number of
 // keys.
 func (o *Prio[T]) Waiting(n int, yield func(HeldKey)) {
-	for i := range heap.Walk(o.wakes) {
+	for i := range heap.Walk(o.wakes.items) {
 		if n <= 0 {
 			return
 		}
-		f := o.wakes[i].Val
+		f := o.wakes.items[i].Val
 		if !f.r.wait {
 			continue
 		}

@@ -134,7 +134,7 @@ func TestRateLevelsAndForget(t *testing.T) {
 	r.done("a.2")
 	r.o.Tick(200 * ms)
 	if _, ok := r.o.NextWake(); ok || len(r.o.flows.children) != 1 {
-		t.Fatalf("at 200ms: keys %v, wakes %d; want vip alone (its own limit), no wake", slices.Collect(mapKeys(r.o.flows.children)), len(r.o.wakes))
+		t.Fatalf("at 200ms: keys %v, wakes %d; want vip alone (its own limit), no wake", slices.Collect(mapKeys(r.o.flows.children)), len(r.o.wakes.items))
 	}
 }
 
