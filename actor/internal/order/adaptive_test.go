@@ -12,6 +12,18 @@ type adaptEvent struct {
 	kind byte // 's' start, 'e' stop, 't' throttle
 }
 
+// apply makes e happen to a.
+func (a *adaptive) apply(e adaptEvent) {
+	switch e.kind {
+	case 's':
+		a.start(e.at)
+	case 'e':
+		a.stop(e.at)
+	case 't':
+		a.throttle(e.at)
+	}
+}
+
 // modelCap is the rule of adaptive.go replayed literally: window by
 // window from the first event's, each window's peak the most items
 // processing at any point in it, the cap falling at the window's first
@@ -63,14 +75,7 @@ func checkAdaptive(t *testing.T, cfg Adapt, events []adaptEvent) {
 	lastCutWin := int64(-1)
 	for i, e := range events {
 		before := a.cap
-		switch e.kind {
-		case 's':
-			a.start(e.at)
-		case 'e':
-			a.stop(e.at)
-		case 't':
-			a.throttle(e.at)
-		}
+		a.apply(e)
 		if want := modelCap(cfg, events[:i+1]); a.cap != want {
 			t.Fatalf("event %d (%c at %d): cap = %d; want %d (events %v)", i, e.kind, e.at, a.cap, want, events[:i+1])
 		}
@@ -163,14 +168,7 @@ func TestAdaptiveRests(t *testing.T) {
 		events := randomEvents(r, 1+r.IntN(30), cfg.Window)
 		a := newAdaptiveAt(&cfg, events[0].at, new(adaptive))
 		for _, e := range events {
-			switch e.kind {
-			case 's':
-				a.start(e.at)
-			case 'e':
-				a.stop(e.at)
-			case 't':
-				a.throttle(e.at)
-			}
+			a.apply(e)
 		}
 		for a.proc > 0 {
 			a.stop(events[len(events)-1].at)
@@ -190,15 +188,8 @@ func TestAdaptiveRests(t *testing.T) {
 		for _, e := range randomEvents(r, 1+r.IntN(20), cfg.Window) {
 			e.at += at
 			for _, x := range []*adaptive{&b, fresh} {
-				switch e.kind {
-				case 's':
-					x.start(e.at)
-				case 'e':
-					if x.proc > 0 {
-						x.stop(e.at)
-					}
-				case 't':
-					x.throttle(e.at)
+				if e.kind != 'e' || x.proc > 0 {
+					x.apply(e)
 				}
 			}
 			if b.cap != fresh.cap {
