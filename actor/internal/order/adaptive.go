@@ -1,6 +1,7 @@
 package order
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -8,7 +9,8 @@ import (
 	"github.com/actorq/actorq/actor/internal/heap"
 )
 
-// Adaptive caps: a key's cap that learns the key's limit from the
+// Adaptive caps, one protocol in one file (over 400 lines for that):
+// a key's cap that learns the key's limit from the
 // throttles its workers report, as an AIMD congestion window does. Time
 // is cut into windows of Window nanoseconds on the queue's clock, from
 // its epoch: window w is [w·Window, (w+1)·Window).
@@ -36,16 +38,17 @@ import (
 // queue runs, the order's heap of window ends (adapts) holds every key
 // blocked at its adaptive cap, at the end of the current window (its cap
 // may grow then), and every key that nothing but its adaptive cap keeps
-// (no item, no limits of its own, no bucket) while its cap is not at
-// Start, at the instant it is (restsAt), when it is forgotten: a key
-// throttled once and left idle holds memory only until it has recovered.
+// (no item, no limits of its own, no bucket) while it is not quiet, at
+// the instant it is (restsAt), when it is forgotten: a key throttled
+// once and left idle holds memory only until it has recovered.
 // Once shutdown has begun (CapsOff) nothing is blocked and the heap is
 // empty.
 //
 // A key whose cap is its level's and starts at its Max is dormant until
 // its first throttle: no state (flow.ad is nil) and a fixed cap of Start,
 // since nothing but a throttle moves such a cap from a new key's. The
-// first throttle that counts for it gives it a state (wake), as of then;
+// first throttle that counts for it gives it a state (rememberAdapt), as
+// of then;
 // until some key has one, the transport dates nothing for adaptive caps
 // (Adaptive).
 
@@ -68,7 +71,7 @@ type adaptive struct {
 	throttles uint64
 	lastCut   int64 // the instant the cap last fell; noCut if never
 	wake      int32 // index in the order's heap of window ends, plus one; 0 if not in it
-	learnt    int32 // index in the order's list of keys whose cap is not Start, plus one; 0 if not in it
+	learnt    int32 // index in the order's list of keys that may have learnt something (learn), plus one; 0 if not in it
 }
 
 // noCut is the lastCut of a cap that never fell.
@@ -103,21 +106,21 @@ func (a *adaptive) advance(now int64) {
 		return
 	}
 	w := now / a.cfg.Window
-	a.close(a.peak)
+	a.close()
 	// The windows a.win+1 to w-1 saw no event: their peak is proc.
 	a.closeQuiet(w - a.win - 1)
 	a.setWin(w)
 	a.peak, a.cut = a.proc, false
 }
 
-// close applies the end of window a.win, whose peak was peak.
-func (a *adaptive) close(peak int) {
+// close applies the end of window a.win.
+func (a *adaptive) close() {
 	switch {
 	case a.cut:
-	case peak > 0 && 2*peak >= a.cap:
+	case a.peak > 0 && 2*a.peak >= a.cap:
 		a.cap = min(a.cap+1, a.cfg.Max)
-	case peak == 0:
-		a.cap += sign(a.cfg.Start - a.cap)
+	case a.peak == 0:
+		a.cap += cmp.Compare(a.cfg.Start, a.cap)
 	}
 }
 
@@ -191,15 +194,9 @@ func (a *adaptive) restsAt() int64 {
 	case a.quiet():
 		return windowStart(a.win, a.cfg.Window) // now
 	}
-	c := a.cap // the cap once window win has ended
-	switch {
-	case a.cut:
-	case a.peak > 0 && 2*a.peak >= c:
-		c = min(c+1, a.cfg.Max)
-	case a.peak == 0:
-		c += sign(a.cfg.Start - c)
-	}
-	d := int64(c - a.cfg.Start)
+	ended := *a // as of the end of window win
+	ended.close()
+	d := int64(ended.cap - a.cfg.Start)
 	if d < 0 {
 		d = -d
 	}
@@ -229,7 +226,7 @@ func (o *Prio[T]) setAdapt(f *flow[T], cfg *Adapt) {
 		o.dropAdapt(f)
 		fallthrough
 	default:
-		o.wake(f, cfg)
+		o.rememberAdapt(f, cfg)
 	}
 	f.cap = int32(f.ad.cap)
 }
@@ -242,26 +239,21 @@ func (o *Prio[T]) dormant(f *flow[T], cfg *Adapt) bool {
 	return cfg != nil && cfg.Start == cfg.Max && cfg == o.levelLimit(int(f.depth)).Adapt
 }
 
-// wake gives f a new state of the adaptive cap cfg, with its items
-// processing as of the order's clock.
-func (o *Prio[T]) wake(f *flow[T], cfg *Adapt) {
-	f.ad = o.newAdaptive(cfg)
+// rememberAdapt gives f a new state of the adaptive cap cfg, with its
+// items processing as of the order's clock (dropAdapt forgets it). The
+// order keeps cfg, which must not change.
+func (o *Prio[T]) rememberAdapt(f *flow[T], cfg *Adapt) {
+	f.ad = newAdaptiveAt(cfg, o.clock, o.newAdaptiveObject())
 	f.ad.proc = int(f.proc) // items of the key processing as it gets the cap
 	f.ad.peak = f.ad.proc
 	o.adaptive, o.adaptCfg = true, true
-}
-
-// newAdaptive returns the state of a key that gets the adaptive cap cfg
-// at the order's clock. The order keeps cfg, which must not change.
-func (o *Prio[T]) newAdaptive(cfg *Adapt) *adaptive {
-	return newAdaptiveAt(cfg, o.clock, o.newAdaptiveObject())
 }
 
 // dropAdapt takes f's adaptive cap away, and f out of the lists that
 // hold it.
 func (o *Prio[T]) dropAdapt(f *flow[T]) {
 	if f.ad.wake != 0 {
-		o.unwakeAdapt(f)
+		o.adapts.remove(f)
 	}
 	o.learn(f, false)
 	o.keepAdaptive(f.ad)
@@ -333,15 +325,14 @@ func (o *Prio[T]) rewakeAdapt(f *flow[T]) {
 	}
 	switch {
 	case at != math.MaxInt64:
-		o.wakeAdaptAt(f, at)
+		o.adapts.set(f, heap.Key{At: at})
 	case a.wake != 0:
-		o.unwakeAdapt(f)
+		o.adapts.remove(f)
 	}
 }
 
-func (o *Prio[T]) wakeAdaptAt(f *flow[T], at int64) { o.adapts.set(f, heap.Key{At: at}) }
-
-func (o *Prio[T]) unwakeAdapt(f *flow[T]) { o.adapts.remove(f) }
+// adaptPlace is where f keeps its place in the heap of window ends.
+func adaptPlace[T comparable](f *flow[T]) *int32 { return &f.ad.wake }
 
 // tickAdapt applies the window ends due by the order's clock, instant by
 // instant: a key blocked at its cap may grow, and a key that has
@@ -352,7 +343,7 @@ func (o *Prio[T]) tickAdapt() {
 	for _, at, ok := o.adapts.due(o.clock); ok; _, at, ok = o.adapts.due(o.clock) {
 		due := o.dueAdapts[:0]
 		for f, t, ok := o.adapts.due(at); ok && t == at; f, t, ok = o.adapts.due(at) {
-			o.unwakeAdapt(f)
+			o.adapts.remove(f)
 			due = append(due, f)
 		}
 		if len(due) > 1 {
@@ -441,7 +432,7 @@ func (o *Prio[T]) Throttle(key uint32, keys []string, now, until int64) (counted
 	}
 	for g := f; g != nil && g.parent != nil; g = g.parent {
 		if cfg := o.levelLimit(int(g.depth)).Adapt; g.ad == nil && !g.limited && o.dormant(g, cfg) {
-			o.wake(g, cfg) // its first throttle
+			o.rememberAdapt(g, cfg) // its first throttle
 		}
 		if g.ad != nil {
 			g.ad.throttle(o.clock)
@@ -507,14 +498,4 @@ func (o *Prio[T]) Learnt(n int, yield func(LearntCap)) {
 	for _, c := range caps[:min(n, len(caps))] {
 		yield(c)
 	}
-}
-
-func sign(x int) int {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
-	}
-	return 0
 }

@@ -317,7 +317,7 @@ func (o *Prio[T]) CapsOff() {
 	}
 	for len(o.adapts.items) > 0 {
 		f := o.adapts.items[0].Val
-		o.unwakeAdapt(f)
+		o.adapts.remove(f)
 		o.tidy(f)
 	}
 }

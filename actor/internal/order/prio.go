@@ -110,8 +110,8 @@ const shrinkFloor = 1024
 // (0 for none).
 func NewPrio[T comparable](bound time.Duration) *Prio[T] {
 	o := &Prio[T]{bands: make(map[int]*band[T]), bound: int64(bound)}
-	o.wakes.place = func(f *flow[T]) *int32 { return &f.r.wake }
-	o.adapts.place = func(f *flow[T]) *int32 { return &f.ad.wake }
+	o.wakes.place = wakePlace[T]
+	o.adapts.place = adaptPlace[T]
 	o.ents.timed = bound > 0
 	return o
 }

@@ -125,6 +125,9 @@ func (o *Prio[T]) rewake(f *flow[T]) {
 	}
 }
 
+// wakePlace is where f keeps its place in the heap of wakes.
+func wakePlace[T comparable](f *flow[T]) *int32 { return &f.r.wake }
+
 // wakeAt puts f in the heap of wakes at k, or moves it there.
 func (o *Prio[T]) wakeAt(f *flow[T], k heap.Key) { o.wakes.set(f, k) }
 

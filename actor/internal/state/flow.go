@@ -92,9 +92,10 @@ func (q *Queue[T]) Pause(keys []string, until, now int64) {
 // spends tokens.
 func (q *Queue[T]) Rated() bool { return q.fair && q.prio.Rated() }
 
-// Adaptive reports whether a key has, or had, an adaptive cap: the
-// transport must then give every hand-out, receive and Done the instant
-// it happens, since they move the cap's windows.
+// Adaptive reports whether a key has, or had, an adaptive cap's state
+// (order.Prio.Adaptive): the transport must then give every hand-out,
+// receive and Done the instant it happens, since they move the cap's
+// windows.
 func (q *Queue[T]) Adaptive() bool { return q.fair && q.prio.Adaptive() }
 
 // Throttle is the event of a throttle reported at instant now for item:

@@ -304,12 +304,12 @@ func (q *Queue[T]) updateKeys() {
 	}
 	for k := range m.was {
 		if !m.shown[k] {
-			deleteKey(m.s.KeyDepth, k)
-			deleteKey(m.s.KeyProcessing, k)
-			deleteKey(m.s.KeyHeldByCap, k)
-			deleteKey(m.s.KeyHeldByRate, k)
-			deleteKey(m.s.KeyCap, k)
-			deleteKey(m.s.KeyThrottles, k)
+			deleteSeries(m.s.KeyDepth, k)
+			deleteSeries(m.s.KeyProcessing, k)
+			deleteSeries(m.s.KeyHeldByCap, k)
+			deleteSeries(m.s.KeyHeldByRate, k)
+			deleteSeries(m.s.KeyCap, k)
+			deleteSeries(m.s.KeyThrottles, k)
 		}
 	}
 }
@@ -317,18 +317,8 @@ func (q *Queue[T]) updateKeys() {
 // setAdaptive sets the adaptive-cap gauges of key: the cap it has learnt,
 // and the throttles reported for it.
 func (m *Metrics[T]) setAdaptive(key string, capacity int, throttles uint64) {
-	for _, g := range []struct {
-		g KeyGauge
-		v float64
-	}{{m.s.KeyCap, float64(capacity)}, {m.s.KeyThrottles, float64(throttles)}} {
-		if g.g == nil {
-			continue
-		}
-		func() {
-			defer recoverMetric()
-			g.g.Set(key, g.v)
-		}()
-	}
+	setSeries(m.s.KeyCap, key, float64(capacity))
+	setSeries(m.s.KeyThrottles, key, float64(throttles))
 }
 
 // setHeld sets the held gauges of key, whose ready items are held back
@@ -338,37 +328,30 @@ func (m *Metrics[T]) setHeld(key string, ready int, held string) {
 		g   KeyGauge
 		why string
 	}{{m.s.KeyHeldByCap, "cap"}, {m.s.KeyHeldByRate, "rate"}} {
-		if g.g == nil {
-			continue
-		}
 		n := 0
 		if held == g.why {
 			n = ready
 		}
-		func() {
-			defer recoverMetric()
-			g.g.Set(key, float64(n))
-		}()
+		setSeries(g.g, key, float64(n))
 	}
 }
 
 func (m *Metrics[T]) setKey(key string, ready, out int) {
 	m.shown[key] = true
-	if g := m.s.KeyDepth; g != nil {
-		func() {
-			defer recoverMetric()
-			g.Set(key, float64(ready))
-		}()
-	}
-	if g := m.s.KeyProcessing; g != nil {
-		func() {
-			defer recoverMetric()
-			g.Set(key, float64(out))
-		}()
+	setSeries(m.s.KeyDepth, key, float64(ready))
+	setSeries(m.s.KeyProcessing, key, float64(out))
+}
+
+// setSeries sets g's series of key to v, if there is a g; a panicking
+// metric is recovered (deleteSeries deletes it).
+func setSeries(g KeyGauge, key string, v float64) {
+	if g != nil {
+		defer recoverMetric()
+		g.Set(key, v)
 	}
 }
 
-func deleteKey(g KeyGauge, key string) {
+func deleteSeries(g KeyGauge, key string) {
 	if g != nil {
 		defer recoverMetric()
 		g.Delete(key)
