@@ -225,7 +225,10 @@ func (res *results) runs() string {
 	return fmt.Sprintf("%d–%d", lo, hi)
 }
 
-var palette = []string{"#2b6cb0", "#dd6b20", "#38a169", "#805ad5", "#e53e3e", "#718096", "#d69e2e", "#319795"}
+// palette gives each implementation its color, in the order of their
+// names: as many colors as bench/ has implementations and more, so that no
+// two share one.
+var palette = []string{"#2b6cb0", "#dd6b20", "#38a169", "#805ad5", "#e53e3e", "#718096", "#d69e2e", "#319795", "#b83280", "#1a202c", "#975a16", "#63b3ed"}
 
 // Layout of the chart in pixels.
 const (
@@ -289,9 +292,18 @@ func render(w io.Writer, title string, impls []string, rs []row) error {
 	p(`<rect width="100%%" height="100%%" fill="white"/>`)
 	p(`<text x="%d" y="22" text-anchor="middle" font-size="15" font-weight="bold">%s</text>`, width/2, esc(title))
 
-	// Legend.
+	// Legend: the implementations with a bar in this chart.
+	drawn := map[string]bool{}
+	for _, r := range rs {
+		for _, b := range r.bars {
+			drawn[b.impl] = true
+		}
+	}
 	lx := 20.0
 	for _, impl := range impls {
+		if !drawn[impl] {
+			continue
+		}
 		p(`<rect x="%.0f" y="32" width="12" height="12" fill="%s"/>`, lx, color[impl])
 		p(`<text x="%.0f" y="42">%s</text>`, lx+16, esc(impl))
 		lx += 16 + 7.5*float64(len(impl)) + 18

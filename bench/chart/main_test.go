@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -188,5 +189,35 @@ func TestSVG(t *testing.T) {
 	}
 	if err := run([]string{"-cpu", "4", in}, io.Discard); err == nil {
 		t.Error("-cpu 4: no error for a file without such rows")
+	}
+}
+
+// TestLegend checks that each implementation drawn has a color of its
+// own, and that the legend names only the implementations with a bar.
+func TestLegend(t *testing.T) {
+	impls := []string{"a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "unused"}
+	var r row
+	r.label = "Pipeline"
+	for _, impl := range impls[:9] {
+		r.bars = append(r.bars, bar{impl, 0.5})
+	}
+	var b strings.Builder
+	if err := render(&b, "title", impls, []row{r}); err != nil {
+		t.Fatal(err)
+	}
+	svg := b.String()
+	if strings.Contains(svg, ">unused<") {
+		t.Error("the legend names an implementation without a bar")
+	}
+	fills := regexp.MustCompile(`<rect x="\d+" y="32" width="12" height="12" fill="(#[0-9a-f]+)"/>\s*<text x="\d+" y="42">([a-z0-9]+)</text>`).FindAllStringSubmatch(svg, -1)
+	if len(fills) != 9 {
+		t.Fatalf("the legend has %d entries, want 9:\n%s", len(fills), svg)
+	}
+	seen := map[string]string{}
+	for _, f := range fills {
+		if other, ok := seen[f[1]]; ok {
+			t.Errorf("%s and %s share the color %s", other, f[2], f[1])
+		}
+		seen[f[1]] = f[2]
 	}
 }
