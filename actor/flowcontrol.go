@@ -26,8 +26,8 @@ func (q *Queue[T]) SetKeyLimit(l KeyLimit) error {
 	if err := l.Check(); err != nil {
 		return err
 	}
-	if c.fairness == nil {
-		return errors.New("actor: SetKeyLimit on a queue without Config.Fairness")
+	if err := c.flowControl("SetKeyLimit"); err != nil {
+		return err
 	}
 	c.setKeyLimit(l.core(), noDeadline)
 	return nil
@@ -49,8 +49,8 @@ func (q *Queue[T]) PauseKey(keys []string, until time.Time) error {
 	if len(keys) == 0 {
 		return errors.New("actor: PauseKey with no key")
 	}
-	if c.fairness == nil {
-		return errors.New("actor: PauseKey on a queue without Config.Fairness")
+	if err := c.flowControl("PauseKey"); err != nil {
+		return err
 	}
 	c.setKeyLimit(state.KeyLimit{Keys: keys}, int64(until.Sub(c.epoch)))
 	return nil
@@ -72,8 +72,8 @@ func (q *Queue[T]) PauseKey(keys []string, until time.Time) error {
 func (q *Queue[T]) Throttled(item T, retryAfter time.Time) error {
 	c := q.c
 	c.mustHash(item)
-	if c.fairness == nil {
-		return errors.New("actor: Throttled on a queue without Config.Fairness")
+	if err := c.flowControl("Throttled"); err != nil {
+		return err
 	}
 	w := c.newWaiter()
 	w.one[0] = item
@@ -94,12 +94,21 @@ func (q *Queue[T]) ThrottledKey(keys []string, retryAfter time.Time) error {
 	if len(keys) == 0 {
 		return errors.New("actor: ThrottledKey with no key")
 	}
-	if c.fairness == nil {
-		return errors.New("actor: ThrottledKey on a queue without Config.Fairness")
+	if err := c.flowControl("ThrottledKey"); err != nil {
+		return err
 	}
 	w := c.newWaiter()
 	w.limit.Keys = keys
 	c.report(w, retryAfter)
+	return nil
+}
+
+// flowControl returns the error of op, a request of flow control, on a
+// queue without fairness, or nil.
+func (c *shared[T]) flowControl(op string) error {
+	if c.fairness == nil {
+		return errors.New("actor: " + op + " on a queue without Config.Fairness")
+	}
 	return nil
 }
 
